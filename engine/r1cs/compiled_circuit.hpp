@@ -39,6 +39,24 @@ struct CompiledCircuit {
 
   uint64_t num_variables() const { return num_inputs + num_aux; }
   uint64_t num_constraints() const { return a.rows(); }
+  // Rows the Groth16 prover and setup see: the constraints, then one
+  // "input_i * 0 = 0" row per input (ONE included).
+  uint64_t num_prover_rows() const { return num_constraints() + num_inputs; }
+  // Name of a row for messages: the recorded name, else "constraint #i"
+  // (rows past the constraints are the appended input rows).
+  std::string RowName(uint64_t row) const;
 };
+
+// Recomputes a_density and b_density from the matrices: a variable is dense
+// when it has a (non-zero) coefficient in some row; every input is A-dense
+// (the appended input rows).
+void ComputeDensities(CompiledCircuit& circuit);
+
+// Checks internal consistency (three matrices of equal row count, offsets
+// monotone and in range, columns < num_variables, no zero coefficient,
+// densities of the right size and equal to the recomputed ones, names absent
+// or one per row). Throws std::invalid_argument naming the first problem.
+// For circuits from outside (files); RecordingCS output is valid by construction.
+void ValidateCircuit(const CompiledCircuit& circuit);
 
 }  // namespace cuzk::r1cs
