@@ -5,9 +5,9 @@
 //
 // Costs below count Fp2 multiplications (M2 = 3 Fp multiplications, S2 = 2).
 //
-//   Fp6 f;                      // zero
-//   Fp6 g = f * Fp6::One() + h.Square();
-//   Fp6 k = g.Inverse();        // one Fp inversion
+//   Fp6 a = Fp6::Random(rng), b = Fp6::One();
+//   Fp6 c = (a * b + a.Square()).Inverse();   // one Fp inversion inside
+//   Fp6 d = a.Frobenius(1);                   // a^p, a few Fp2 products
 #include <array>
 #include <cstddef>
 #include <cstdint>
