@@ -1,0 +1,29 @@
+#pragma once
+// Element-wise field operations on the GPU for host vectors: the device side
+// of the field tests (field_gpu_test) and of `cuzk-gpu-bench field`. Not a
+// production path (each call copies in and out and waits).
+#include <cstdint>
+#include <span>
+
+#include "engine/ff/fp.hpp"
+#include "engine/ff/fr.hpp"
+
+namespace cuzk::cuda {
+
+enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare };
+
+// out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
+void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);
+void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fp> a, std::span<const ff::Fp> b, std::span<ff::Fp> out);
+
+// Multiplication throughput: `threads` threads each run `chains` independent
+// chains of `rounds` dependent multiplications (x <- x * y). Returns the kernel
+// time in ms (median of `repeats` after one warm-up) and the mults per second.
+struct MulThroughput {
+  double ms = 0;
+  double mults_per_second = 0;
+};
+MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
+MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
+
+}  // namespace cuzk::cuda

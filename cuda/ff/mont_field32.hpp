@@ -1,0 +1,251 @@
+#pragma once
+// MontField32<P>: the GPU form of ff::MontField<P>, with 2N 32-bit limbs
+// instead of N 64-bit ones. Same Montgomery representation (R = 2^256 for Fr,
+// 2^384 for Fp) and the same little-endian memory layout, so a buffer of
+// ff::Fr is a buffer of cuda::Fr without conversion. Every result is fully
+// reduced (< p), so equal field elements have equal limbs on both sides.
+//
+// One implementation for host and device (CUZK_HD): on the device the carry
+// chains are PTX instructions, on the host they are emulated (carry_chain.hpp).
+// The host build exists for tests, not for speed.
+//
+// Multiplication is CIOS with separate carry chains for the low and high
+// halves of the 32x32-bit products:
+//   per row i:  t += a * b_i        2N multiply-adds (lo chain, then hi chain)
+//               m  = t_0 * (-p^-1)  1 multiply
+//               t += m * p          2N multiply-adds
+//               t >>= 32            free (register renaming)
+// = 4N^2 + N multiply-adds: 264 for Fr (N = 8), 588 for Fp (N = 12). The
+// accumulator never needs more than N + 1 limbs because p < 2^(32N - 1):
+// t < 2p before each row, t + a b_i + m p < 2^(32N + 32).
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/ff/carry_chain.hpp"
+#include "engine/ff/mont_field.hpp"
+
+namespace cuzk::cuda {
+
+template <class P>
+class MontField32 {
+ public:
+  using Host = ff::MontField<P>;
+  static constexpr int kLimbs = 2 * int(P::kLimbs);
+  static_assert(kLimbs >= 4 && kLimbs <= 12, "limb constants below are spelled out for up to 12 limbs");
+  static_assert(P::kModulus[P::kLimbs - 1] >> 63 == 0, "the carry bounds need p < 2^(32N - 1)");
+
+ private:
+  template <size_t M>
+  static constexpr uint32_t Limb32(const ff::Limbs<M>& x, int i) {
+    return i < kLimbs ? uint32_t(x[i / 2] >> (32 * (i % 2))) : 0u;
+  }
+
+ public:
+  // Modulus and R mod p as scalar constants: scalar constexpr members are
+  // usable in device code, arrays of the host type are not. After unrolling,
+  // Mod(j) folds to an immediate operand.
+  static constexpr uint32_t kP0 = Limb32(P::kModulus, 0), kP1 = Limb32(P::kModulus, 1),
+                            kP2 = Limb32(P::kModulus, 2), kP3 = Limb32(P::kModulus, 3),
+                            kP4 = Limb32(P::kModulus, 4), kP5 = Limb32(P::kModulus, 5),
+                            kP6 = Limb32(P::kModulus, 6), kP7 = Limb32(P::kModulus, 7),
+                            kP8 = Limb32(P::kModulus, 8), kP9 = Limb32(P::kModulus, 9),
+                            kP10 = Limb32(P::kModulus, 10), kP11 = Limb32(P::kModulus, 11);
+  static constexpr uint32_t kR0 = Limb32(Host::kR, 0), kR1 = Limb32(Host::kR, 1), kR2 = Limb32(Host::kR, 2),
+                            kR3 = Limb32(Host::kR, 3), kR4 = Limb32(Host::kR, 4), kR5 = Limb32(Host::kR, 5),
+                            kR6 = Limb32(Host::kR, 6), kR7 = Limb32(Host::kR, 7), kR8 = Limb32(Host::kR, 8),
+                            kR9 = Limb32(Host::kR, 9), kR10 = Limb32(Host::kR, 10), kR11 = Limb32(Host::kR, 11);
+  // -p^-1 mod 2^32: the low half of the host's -p^-1 mod 2^64.
+  static constexpr uint32_t kInv = uint32_t(Host::kInv);
+
+  CUZK_HD static constexpr uint32_t Mod(int i) {
+    switch (i) {
+      case 0: return kP0;
+      case 1: return kP1;
+      case 2: return kP2;
+      case 3: return kP3;
+      case 4: return kP4;
+      case 5: return kP5;
+      case 6: return kP6;
+      case 7: return kP7;
+      case 8: return kP8;
+      case 9: return kP9;
+      case 10: return kP10;
+      default: return kP11;
+    }
+  }
+  CUZK_HD static constexpr uint32_t OneLimb(int i) {
+    switch (i) {
+      case 0: return kR0;
+      case 1: return kR1;
+      case 2: return kR2;
+      case 3: return kR3;
+      case 4: return kR4;
+      case 5: return kR5;
+      case 6: return kR6;
+      case 7: return kR7;
+      case 8: return kR8;
+      case 9: return kR9;
+      case 10: return kR10;
+      default: return kR11;
+    }
+  }
+
+  // Trivial default constructor (uninitialized) so the type can live in
+  // __shared__ arrays and registers without zeroing; use Zero() for zero.
+  MontField32() = default;
+
+  CUZK_HD static MontField32 Zero() {
+    MontField32 r;
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) r.l_[j] = 0;
+    return r;
+  }
+  CUZK_HD static MontField32 One() {
+    MontField32 r;
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) r.l_[j] = OneLimb(j);
+    return r;
+  }
+
+  CUZK_HD uint32_t& limb(int i) { return l_[i]; }
+  CUZK_HD uint32_t limb(int i) const { return l_[i]; }
+
+  // Host interop: same bytes (little-endian 64-bit limbs = little-endian 32-bit limbs).
+  static MontField32 FromHost(const Host& h) {
+    static_assert(sizeof(Host) == sizeof(MontField32));
+    MontField32 r;
+    std::memcpy(r.l_, h.Montgomery().data(), sizeof r.l_);
+    return r;
+  }
+  Host ToHost() const {
+    typename Host::LimbArray x;
+    std::memcpy(x.data(), l_, sizeof l_);
+    return Host::FromMontgomery(x);
+  }
+
+  CUZK_HD bool IsZero() const {
+    uint32_t acc = 0;
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) acc |= l_[j];
+    return acc == 0;
+  }
+  CUZK_HD friend bool operator==(const MontField32& a, const MontField32& b) {
+    uint32_t acc = 0;
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) acc |= a.l_[j] ^ b.l_[j];
+    return acc == 0;
+  }
+  CUZK_HD friend bool operator!=(const MontField32& a, const MontField32& b) { return !(a == b); }
+
+  // a + b < 2p < 2^(32N): no carry out of the top limb, one conditional subtraction.
+  CUZK_HD friend MontField32 operator+(const MontField32& a, const MontField32& b) {
+    MontField32 r;
+    r.l_[0] = ptx::AddCc(a.l_[0], b.l_[0]);
+CUZK_UNROLL
+    for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::AddcCc(a.l_[j], b.l_[j]);
+    r.l_[kLimbs - 1] = ptx::Addc(a.l_[kLimbs - 1], b.l_[kLimbs - 1]);
+    r.SubtractModulusIfGe();
+    return r;
+  }
+
+  // a - b, plus p when it borrowed (mask instead of a branch).
+  CUZK_HD friend MontField32 operator-(const MontField32& a, const MontField32& b) {
+    MontField32 r;
+    r.l_[0] = ptx::SubCc(a.l_[0], b.l_[0]);
+CUZK_UNROLL
+    for (int j = 1; j < kLimbs; ++j) r.l_[j] = ptx::SubcCc(a.l_[j], b.l_[j]);
+    const uint32_t mask = ptx::Subc(0, 0);
+    r.l_[0] = ptx::AddCc(r.l_[0], Mod(0) & mask);
+CUZK_UNROLL
+    for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::AddcCc(r.l_[j], Mod(j) & mask);
+    r.l_[kLimbs - 1] = ptx::Addc(r.l_[kLimbs - 1], Mod(kLimbs - 1) & mask);
+    return r;
+  }
+
+  // p - a, or 0 for a = 0.
+  CUZK_HD MontField32 operator-() const {
+    const uint32_t keep = IsZero() ? 0u : ~0u;
+    MontField32 r;
+    r.l_[0] = ptx::SubCc(Mod(0), l_[0]);
+CUZK_UNROLL
+    for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::SubcCc(Mod(j), l_[j]);
+    r.l_[kLimbs - 1] = ptx::Subc(Mod(kLimbs - 1), l_[kLimbs - 1]);
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) r.l_[j] &= keep;
+    return r;
+  }
+
+  CUZK_HD friend MontField32 operator*(const MontField32& a, const MontField32& b) { return Mul(a, b); }
+  CUZK_HD MontField32& operator+=(const MontField32& o) { return *this = *this + o; }
+  CUZK_HD MontField32& operator-=(const MontField32& o) { return *this = *this - o; }
+  CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Mul(*this, o); }
+  CUZK_HD MontField32 Double() const { return *this + *this; }
+  CUZK_HD MontField32 Square() const { return Mul(*this, *this); }
+
+  CUZK_HD static MontField32 Mul(const MontField32& a, const MontField32& b) {
+    constexpr int N = kLimbs;
+    uint32_t t[N + 1];
+    {  // row 0: t = a * b_0 (the accumulator starts at zero, so no additions in the low chain)
+      const uint32_t bi = b.l_[0];
+CUZK_UNROLL
+      for (int j = 0; j < N; ++j) t[j] = a.l_[j] * bi;
+      t[1] = ptx::MadHiCc(a.l_[0], bi, t[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[j + 1]);
+      t[N] = ptx::MadcHi(a.l_[N - 1], bi, 0);
+      ReduceRow(t);
+    }
+CUZK_UNROLL
+    for (int i = 1; i < N; ++i) {
+      const uint32_t bi = b.l_[i];
+      t[0] = ptx::MadLoCc(a.l_[0], bi, t[0]);
+CUZK_UNROLL
+      for (int j = 1; j < N; ++j) t[j] = ptx::MadcLoCc(a.l_[j], bi, t[j]);
+      t[N] = ptx::Addc(0, 0);
+      t[1] = ptx::MadHiCc(a.l_[0], bi, t[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[j + 1]);
+      t[N] = ptx::MadcHi(a.l_[N - 1], bi, t[N]);
+      ReduceRow(t);
+    }
+    MontField32 r;
+CUZK_UNROLL
+    for (int j = 0; j < N; ++j) r.l_[j] = t[j];
+    r.SubtractModulusIfGe();  // t < 2p
+    return r;
+  }
+
+ private:
+  // t += m p with m = t_0 (-p^-1) mod 2^32 (so t_0 becomes 0), then t >>= 32.
+  // In: t < 2^(32N + 32) with t[N] valid; out: t < 2p, t[N] = 0.
+  CUZK_HD static void ReduceRow(uint32_t (&t)[kLimbs + 1]) {
+    constexpr int N = kLimbs;
+    const uint32_t m = t[0] * kInv;
+    t[0] = ptx::MadLoCc(m, Mod(0), t[0]);
+CUZK_UNROLL
+    for (int j = 1; j < N; ++j) t[j] = ptx::MadcLoCc(m, Mod(j), t[j]);
+    t[N] = ptx::Addc(t[N], 0);
+    t[1] = ptx::MadHiCc(m, Mod(0), t[1]);
+CUZK_UNROLL
+    for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(m, Mod(j), t[j + 1]);
+    t[N] = ptx::MadcHi(m, Mod(N - 1), t[N]);
+CUZK_UNROLL
+    for (int j = 0; j < N; ++j) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
+  // For values < 2p: subtract p unless that borrows.
+  CUZK_HD void SubtractModulusIfGe() {
+    uint32_t s[kLimbs];
+    s[0] = ptx::SubCc(l_[0], Mod(0));
+CUZK_UNROLL
+    for (int j = 1; j < kLimbs; ++j) s[j] = ptx::SubcCc(l_[j], Mod(j));
+    const uint32_t borrow = ptx::Subc(0, 0);
+CUZK_UNROLL
+    for (int j = 0; j < kLimbs; ++j) l_[j] = borrow ? l_[j] : s[j];
+  }
+
+  uint32_t l_[kLimbs];
+};
+
+}  // namespace cuzk::cuda

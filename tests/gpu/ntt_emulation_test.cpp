@@ -1,0 +1,196 @@
+// The GPU NTT's phases (cuda/ntt/ntt_phases.hpp) replayed on the host exactly
+// as the kernels launch them (same plan, same per-thread work, barriers
+// between phases), against the CPU reference. Checks the pass decomposition,
+// index maps, twiddle and coset tables and the bit reversal on machines
+// without a GPU; the small kernel configs force 3-4 passes on small sizes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cuda/ntt/ntt_phases.hpp"
+#include "cuda/ntt/ntt_tables.hpp"
+#include "cuda/testing/reference_ntt.hpp"
+#include "tests/support/test_seed.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+using namespace ntt_internal;
+
+std::vector<Fr> ToDevice(const std::vector<ff::Fr>& v) {
+  std::vector<Fr> out;
+  for (const auto& x : v) out.push_back(Fr::FromHost(x));
+  return out;
+}
+
+std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, unsigned twiddle_log,
+                               const NttKernelConfig& config, ff::Fr shift) {
+  unsigned log_n = 0;
+  while ((size_t(1) << log_n) < input.size()) ++log_n;
+  const NttPlan plan = MakeNttPlan(log_n, config);
+  std::vector<Fr> data = ToDevice(input);
+
+  const SplitPowerTables tw_split = MakeTwiddleTables(twiddle_log);
+  const std::vector<Fr> tw_lo = ToDevice(tw_split.lo), tw_hi = ToDevice(tw_split.hi);
+  std::vector<Fr> twiddles(size_t(1) << (twiddle_log - 1));
+  for (uint32_t i = 0; i < twiddles.size(); ++i) BuildTwiddle(twiddles.data(), tw_lo.data(), tw_hi.data(), i);
+
+  const bool coset = kind == NttKind::kCosetForward || kind == NttKind::kCosetInverse;
+  std::vector<Fr> coset_lo, coset_hi;
+  if (coset) {
+    const SplitPowerTables c = MakeCosetTables(log_n, shift, IsInverse(kind));
+    coset_lo = ToDevice(c.lo);
+    coset_hi = ToDevice(c.hi);
+  }
+
+  for (unsigned pi = 0; pi < plan.num_passes; ++pi) {
+    const NttPassPlan& pass = plan.passes[pi];
+    DifPassParams p{};
+    p.data = data.data();
+    p.twiddles = twiddles.data();
+    if (pi == 0 && kind == NttKind::kCosetForward) {
+      p.coset_lo = coset_lo.data();
+      p.coset_hi = coset_hi.data();
+    }
+    p.log_sub = pass.log_sub;
+    p.stages = pass.stages;
+    p.log_cols = pass.log_cols;
+    p.twiddle_log = twiddle_log;
+    p.inverse = IsInverse(kind);
+    const uint32_t elems = 1u << (pass.stages + pass.log_cols);
+    EXPECT_EQ(pass.shared_bytes, size_t(elems) * 32);
+    for (uint32_t block = 0; block < pass.blocks; ++block) {
+      std::vector<Word4> smem(2 * elems);
+      SharedPlanes sm{smem.data(), smem.data() + elems};
+      for (uint32_t tid = 0; tid < pass.threads; ++tid) DifLoad(p, block, tid, pass.threads, sm);
+      ForEachRound(pass.stages, config.radix_log, [&](unsigned r, unsigned b) {
+        for (uint32_t tid = 0; tid < pass.threads; ++tid) {
+          if (r == 3) DifRound<3>(p, block, tid, pass.threads, sm, b);
+          if (r == 2) DifRound<2>(p, block, tid, pass.threads, sm, b);
+          if (r == 1) DifRound<1>(p, block, tid, pass.threads, sm, b);
+        }
+      });
+      for (uint32_t tid = 0; tid < pass.threads; ++tid) DifStore(p, block, tid, pass.threads, sm);
+    }
+  }
+
+  BitReverseParams br{};
+  br.data = data.data();
+  br.log_n = log_n;
+  br.tile_bits = plan.bit_reverse.tile_bits;
+  br.scale_mode = ScaleMode::kNone;
+  if (kind == NttKind::kInverse) {
+    br.scale_mode = ScaleMode::kScalar;
+    br.scale = Fr::FromHost(ff::Fr::FromUint64(uint64_t(1) << log_n).Inverse());
+  } else if (kind == NttKind::kCosetInverse) {
+    br.scale_mode = ScaleMode::kCoset;
+    br.coset_lo = coset_lo.data();
+    br.coset_hi = coset_hi.data();
+  }
+  for (uint32_t block = 0; block < plan.bit_reverse.blocks; ++block) {
+    if (!BitReverseOwnsBlock(br, block)) continue;
+    std::vector<Word4> smem(plan.bit_reverse.shared_bytes / sizeof(Word4));
+    const BitReverseTiles tiles = MakeBitReverseTiles(smem.data(), br.tile_bits);
+    for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
+      BitReverseLoad(br, block, tid, plan.bit_reverse.threads, tiles);
+    }
+    for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
+      BitReverseStore(br, block, tid, plan.bit_reverse.threads, tiles);
+    }
+  }
+
+  std::vector<ff::Fr> out;
+  for (const auto& x : data) out.push_back(x.ToHost());
+  return out;
+}
+
+testing::ReferenceNttKind ReferenceKind(NttKind k) {
+  switch (k) {
+    case NttKind::kForward: return testing::ReferenceNttKind::kForward;
+    case NttKind::kInverse: return testing::ReferenceNttKind::kInverse;
+    case NttKind::kCosetForward: return testing::ReferenceNttKind::kCosetForward;
+    default: return testing::ReferenceNttKind::kCosetInverse;
+  }
+}
+
+const char* KindName(NttKind k) {
+  switch (k) {
+    case NttKind::kForward: return "forward";
+    case NttKind::kInverse: return "inverse";
+    case NttKind::kCosetForward: return "coset-forward";
+    default: return "coset-inverse";
+  }
+}
+
+std::vector<ff::Fr> RandomVector(std::mt19937_64& rng, size_t n) {
+  std::vector<ff::Fr> v(n);
+  for (auto& x : v) x = ff::Fr::Random(rng);
+  return v;
+}
+
+TEST(ReferenceNttTest, MatchesNaiveDftAndRoundTrips) {
+  auto rng = test::SeededRng();
+  for (unsigned log_n = 0; log_n <= 7; ++log_n) {
+    auto a = RandomVector(rng, size_t(1) << log_n);
+    auto fwd = a;
+    testing::ReferenceNtt(fwd, testing::ReferenceNttKind::kForward, 2);
+    EXPECT_EQ(fwd, testing::NaiveForwardDft(a)) << "log_n=" << log_n;
+    auto back = fwd;
+    testing::ReferenceNtt(back, testing::ReferenceNttKind::kInverse, 2);
+    EXPECT_EQ(back, a) << "log_n=" << log_n;
+    auto c = a;
+    testing::ReferenceNtt(c, testing::ReferenceNttKind::kCosetForward, 2);
+    // Coset NTT = DFT of a_j g^j.
+    auto shifted = a;
+    ff::Fr g = ff::Fr::One();
+    for (auto& x : shifted) x *= g, g *= ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
+    EXPECT_EQ(c, testing::NaiveForwardDft(shifted)) << "log_n=" << log_n;
+    testing::ReferenceNtt(c, testing::ReferenceNttKind::kCosetInverse, 2);
+    EXPECT_EQ(c, a) << "log_n=" << log_n;
+  }
+}
+
+struct EmulationCase {
+  NttKernelConfig config;
+  unsigned extra_twiddle_bits;  // > 0: the cached twiddle table is for a larger size (strided use)
+};
+
+TEST(NttEmulationTest, AllKindsMatchReference) {
+  auto rng = test::SeededRng();
+  const EmulationCase cases[] = {
+      {{3, 11, 10}, 0},  // production config
+      {{2, 10, 10}, 2},  // radix-4 rounds, larger twiddle table
+      {{3, 5, 3}, 0},    // up to 4 passes, several groups per block
+      {{2, 4, 2}, 1},    // many passes of 1-2 stages
+  };
+  const ff::Fr shifts[] = {ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator), ff::Fr::FromUint64(5)};
+  for (const auto& c : cases) {
+    for (unsigned log_n = 1; log_n <= 12; ++log_n) {
+      if ((log_n + c.config.max_pass_stages - 1) / c.config.max_pass_stages > 4) continue;
+      const auto a = RandomVector(rng, size_t(1) << log_n);
+      for (NttKind kind : {NttKind::kForward, NttKind::kInverse, NttKind::kCosetForward, NttKind::kCosetInverse}) {
+        const ff::Fr shift = shifts[log_n % 2];
+        auto expected = a;
+        testing::ReferenceNtt(expected, ReferenceKind(kind), 2, shift);
+        const auto got = EmulateNtt(kind, a, log_n + c.extra_twiddle_bits, c.config, shift);
+        ASSERT_EQ(got, expected) << KindName(kind) << " log_n=" << log_n << " radix_log=" << c.config.radix_log
+                                 << " log_block_elems=" << c.config.log_block_elems
+                                 << " max_pass_stages=" << c.config.max_pass_stages;
+      }
+    }
+  }
+}
+
+TEST(NttPlanTest, RejectsBadSizesAndConfigs) {
+  EXPECT_THROW(MakeNttPlan(0, {}), std::invalid_argument);
+  EXPECT_THROW(MakeNttPlan(kNttMaxLogN + 1, {}), std::invalid_argument);
+  EXPECT_THROW(MakeNttPlan(10, NttKernelConfig{4, 11, 10}), std::invalid_argument);
+  EXPECT_THROW(MakeNttPlan(10, NttKernelConfig{2, 11, 10}), std::invalid_argument);  // 512 threads
+  const NttPlan p27 = MakeNttPlan(27, {});
+  ASSERT_EQ(p27.num_passes, 3u);
+  for (unsigned i = 0; i < 3; ++i) EXPECT_EQ(p27.passes[i].stages, 9u);
+  EXPECT_EQ(p27.passes[0].threads, 256u);
+}
+
+}  // namespace
+}  // namespace cuzk::cuda

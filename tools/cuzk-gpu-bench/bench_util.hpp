@@ -1,0 +1,114 @@
+#pragma once
+// Small helpers shared by the cuzk-gpu-bench commands: argument parsing,
+// timing statistics, random field data. No dependencies beyond the C++
+// library, so the binary runs on a bare GPU host.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/util/parallel.hpp"
+
+namespace cuzk::gpubench {
+
+// --name value / --flag arguments after the command name.
+class Args {
+ public:
+  Args(int argc, char** argv, int first) {
+    for (int i = first; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + a + "'");
+      a = a.substr(2);
+      if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
+        values_[a] = argv[++i];
+      } else {
+        values_[a] = "";
+      }
+    }
+  }
+  bool Has(const std::string& k) const { return values_.count(k) != 0; }
+  std::string Get(const std::string& k, const std::string& def) const {
+    auto it = values_.find(k);
+    return it == values_.end() ? def : it->second;
+  }
+  long GetInt(const std::string& k, long def) const {
+    auto it = values_.find(k);
+    if (it == values_.end()) return def;
+    char* end = nullptr;
+    long v = std::strtol(it->second.c_str(), &end, 10);
+    if (it->second.empty() || *end) throw std::invalid_argument("--" + k + " needs an integer");
+    return v;
+  }
+  // "10,12,14" or "20-24" or a mix "10,20-22".
+  std::vector<unsigned> GetList(const std::string& k, const std::string& def) const {
+    std::vector<unsigned> out;
+    std::string s = Get(k, def);
+    size_t pos = 0;
+    while (pos < s.size()) {
+      size_t comma = s.find(',', pos);
+      std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      size_t dash = item.find('-');
+      if (dash == std::string::npos) {
+        out.push_back(unsigned(std::stoul(item)));
+      } else {
+        unsigned a = unsigned(std::stoul(item.substr(0, dash))), b = unsigned(std::stoul(item.substr(dash + 1)));
+        for (unsigned v = a; v <= b; ++v) out.push_back(v);
+      }
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+inline Stats Summarize(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+// Uniform random field elements, generated in parallel from per-chunk seeds.
+template <class F>
+void FillRandom(std::span<F> out, uint64_t seed) {
+  util::ParallelForChunks(out.size(), 0, [&](size_t b, size_t e, size_t c) {
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + c);
+    for (size_t i = b; i < e; ++i) out[i] = F::Random(rng);
+  });
+}
+
+// Index of the first difference, or -1.
+template <class F>
+long long FirstMismatch(std::span<const F> a, std::span<const F> b) {
+  if (a.size() != b.size()) return 0;
+  std::vector<long long> first(64, -1);
+  util::ParallelForChunks(a.size(), 0, [&](size_t lo, size_t hi, size_t c) {
+    for (size_t i = lo; i < hi; ++i) {
+      if (a[i] != b[i]) {
+        first[c % 64] = (long long)i;
+        return;
+      }
+    }
+  });
+  long long best = -1;
+  for (long long f : first) {
+    if (f >= 0 && (best < 0 || f < best)) best = f;
+  }
+  return best;
+}
+
+}  // namespace cuzk::gpubench

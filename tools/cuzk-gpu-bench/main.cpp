@@ -1,0 +1,62 @@
+// cuzk-gpu-bench: GPU kernel benchmarks and bit-exact checks against the CPU.
+// Self-contained (static CUDA runtime, no Debian libraries) so that it runs
+// on a bare GPU host with only the driver installed.
+//
+//   cuzk-gpu-bench info
+//   cuzk-gpu-bench field [--n 1048576]
+//   cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 3,2]
+//                      [--warmups 2] [--repeats 5] [--seed N]
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "cuda/runtime/device_info.hpp"
+#include "tools/cuzk-gpu-bench/bench_util.hpp"
+
+namespace cuzk::gpubench {
+int RunField(const Args& args);  // field_bench.cpp
+int RunNtt(const Args& args);    // ntt_bench.cpp
+}  // namespace cuzk::gpubench
+
+namespace {
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: cuzk-gpu-bench info\n"
+               "       cuzk-gpu-bench field [--n N]\n"
+               "       cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 3]\n"
+               "                          [--warmups 2] [--repeats 5] [--seed N]\n");
+  return 2;
+}
+
+int RunInfo() {
+  std::string why;
+  auto devices = cuzk::cuda::ListDevices(&why);
+  if (devices.empty()) {
+    std::printf("no CUDA device: %s\n", why.c_str());
+    return 1;
+  }
+  for (const auto& d : devices) {
+    std::printf("device %d: %s, cc %d.%d, %d SMs, %.1f GiB (%.1f GiB free)\n", d.ordinal, d.name.c_str(),
+                d.compute_major, d.compute_minor, d.multiprocessors, d.total_memory_bytes / 1073741824.0,
+                d.free_memory_bytes / 1073741824.0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  const std::string cmd = argv[1];
+  try {
+    cuzk::gpubench::Args args(argc, argv, 2);
+    if (cmd == "info") return RunInfo();
+    if (cmd == "field") return cuzk::gpubench::RunField(args);
+    if (cmd == "ntt") return cuzk::gpubench::RunNtt(args);
+    return Usage();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-gpu-bench %s: error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+}
