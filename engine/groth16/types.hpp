@@ -2,6 +2,7 @@
 // Groth16 data: proofs, verifying keys and proving keys, in memory.
 // Points are affine. Section layouts follow bellperson's Parameters
 // (../shared/specs/snapdeals.md section 9).
+#include <cstdint>
 #include <vector>
 
 #include "engine/ec/g1.hpp"
@@ -23,15 +24,32 @@ struct VerifyingKey {
   ec::G1Affine delta_g1;
   ec::G2Affine delta_g2;
   std::vector<ec::G1Affine> ic;  // one per public input, ONE included
+  bool operator==(const VerifyingKey&) const = default;
 };
 
-// How the H query is laid out, which decides how the prover computes h:
-//  kBellperson: h section = tau^i Z(tau)/delta, i < m-1. The prover evaluates
-//    a, b, c on the coset 7*<w>, divides a*b-c by Z there (Z = 7^m - 1), and
-//    interpolates back to coefficients (bellperson).
-//  kSnarkjsOddCoset: the section already folds in the Lagrange basis of the
-//    odd points of the 2m domain and 1/Z; the prover evaluates on the coset
-//    w_2m*<w_m> and uses a*b-c there directly (snarkjs groth16_prove.js).
+// How the H query is laid out, which decides how the prover computes h.
+// m is the domain size (a power of two >= constraints + inputs).
+//
+//  kBellperson: h_i = tau^i Z(tau)/delta, i < m - 1, Z(X) = X^m - 1. Domain
+//    roots omega_m = 7^((r-1)/m) (bellperson's ROOT_OF_UNITY powers); row i of
+//    the R1CS is the point omega^i. The prover interpolates a, b, c, evaluates
+//    on the coset 7<omega>, divides a*b - c by Z there (Z = 7^m - 1) and
+//    interpolates back: the m - 1 coefficients of H(X) = (AB - C)/Z.
+//
+//  kSnarkjsOddCoset: snarkjs's zkey and groth16_prove.js. Domain roots are
+//    ffjavascript's, w_m = 5^((r-1)/m) (5 is the smallest non-residue mod r;
+//    bellperson's 7-based roots are different, so the whole domain follows
+//    snarkjs: row i is the point w_m^i). With g = w_2m, a primitive 2m-th root
+//    with g^2 = w_m, the odd points x_j = g w_m^j of the 2m domain satisfy
+//    x_j^m = -1, so Z(x_j) = -2 for all j. H has degree <= m - 2 and is fixed by
+//    its values on these m points, so
+//      H(tau) Z(tau) = sum_j H(x_j) L'_j(tau) Z(tau) = sum_j P(x_j) * (-L'_j(tau) Z(tau) / 2)
+//    with P = AB - C and L'_j the Lagrange basis of {x_j}. The 2m-domain
+//    Lagrange polynomial of the odd point 2j+1 is exactly
+//      L^{2m}_{2j+1}(X) = x_j (X^2m - 1) / (2m (X - x_j)) = -Z(X) L'_j(X) / 2,
+//    so the section holds h_j = L^{2m}_{2j+1}(tau) / delta (m points; what
+//    snarkjs takes from the ptau's Lagrange section), and the prover's
+//    scalars are P(x_j) itself: no division.
 enum class HQueryForm { kBellperson, kSnarkjsOddCoset };
 
 struct ProvingKey {
@@ -43,6 +61,12 @@ struct ProvingKey {
   std::vector<ec::G1Affine> b_g1;  // one per set bit of b_density
   std::vector<ec::G2Affine> b_g2;  // one per set bit of b_density
   msm::DensityBitmap a_density, b_density;  // over all variables
+
+  uint64_t num_inputs() const { return vk.ic.size(); }  // ONE included
+  uint64_t num_aux() const { return l.size(); }
+  uint64_t num_variables() const { return num_inputs() + num_aux(); }
+  // The FFT domain size m the key was made for.
+  uint64_t domain_size() const { return h_form == HQueryForm::kBellperson ? h.size() + 1 : h.size(); }
 };
 
 }  // namespace cuzk::groth16

@@ -64,7 +64,7 @@ struct SplitMix64 {
 inline void CheckParams(const SyntheticParams& p) {
   if (p.log_size < 4 || p.log_size > 30) throw std::invalid_argument("synthetic circuit: log_size must be in [4, 30]");
   if (p.num_public < 1) throw std::invalid_argument("synthetic circuit: num_public must be >= 1");
-  if (p.num_inputs() + p.num_public + 8 > (uint64_t(1) << p.log_size)) {
+  if (p.num_inputs() + p.num_public + 9 > (uint64_t(1) << p.log_size)) {
     throw std::invalid_argument("synthetic circuit: too many public inputs for 2^" + std::to_string(p.log_size));
   }
   if (p.lc_width < 2 || p.lc_period < 2) throw std::invalid_argument("synthetic circuit: lc_width, lc_period >= 2");
@@ -101,6 +101,15 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
   {
     auto ns = r1cs::Namespace(cs, "inputs");
     for (unsigned i = 0; i < 4; ++i) remember(cs.Alloc([&] { return "seed " + std::to_string(i); }, witness_value));
+    // Every aux must be constrained (an unconstrained one has an identity l
+    // point and setup refuses it): tie the seeds together in one row.
+    Variable seed_sum = cs.Alloc("seed sum", [&] {
+      return cs.Value(pool[0]) + cs.Value(pool[1]) + cs.Value(pool[2]) + cs.Value(pool[3]);
+    });
+    cs.Enforce("seed sum", [&] { return LinearCombination(pool[0]) + pool[1] + pool[2] + pool[3]; },
+               [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(seed_sum); });
+    ++rows;
+    remember(seed_sum);
     for (unsigned i = 0; i + 1 < p.num_public; ++i) {
       Variable v = cs.Alloc([&] { return "value " + std::to_string(i); }, witness_value);
       Variable in = cs.AllocInput([&] { return "input " + std::to_string(i); }, [&] { return cs.Value(v); });

@@ -1,0 +1,69 @@
+#include "engine/groth16/backend.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace cuzk::groth16 {
+
+using ec::G1Jacobian;
+using ec::G2Jacobian;
+
+namespace {
+
+[[noreturn]] void Fail(const std::string& what) { throw std::invalid_argument("Groth16 prover: " + what); }
+
+std::string N(uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+void CheckProvingKeyShape(const ProvingKey& pk) {
+  const uint64_t n = pk.num_variables();
+  if (pk.vk.ic.empty()) Fail("verifying key has no IC points (needs one for ONE)");
+  if (pk.a_density.size() != n || pk.b_density.size() != n) {
+    Fail("key densities cover " + N(pk.a_density.size()) + "/" + N(pk.b_density.size()) + " variables, the key has " +
+         N(n) + " (ic + l); a key read from a file needs its circuit's densities");
+  }
+  if (pk.a.size() != pk.a_density.Count()) Fail("a has " + N(pk.a.size()) + " points, a_density " + N(pk.a_density.Count()));
+  if (pk.b_g1.size() != pk.b_density.Count() || pk.b_g2.size() != pk.b_density.Count()) {
+    Fail("b_g1/b_g2 have " + N(pk.b_g1.size()) + "/" + N(pk.b_g2.size()) + " points, b_density " +
+         N(pk.b_density.Count()));
+  }
+  const uint64_t m = pk.domain_size();
+  if (m == 0 || (m & (m - 1))) Fail("h has " + N(pk.h.size()) + " points: not a power-of-two domain");
+}
+
+void CheckProverInput(const ProvingKey& pk, const ProverInput& in) {
+  CheckProvingKeyShape(pk);
+  const auto& z = in.assignment;
+  if (z.num_inputs != pk.num_inputs()) {
+    Fail("witness has " + N(z.num_inputs) + " inputs (ONE included), the key " + N(pk.num_inputs()));
+  }
+  if (z.values.size() != pk.num_variables()) {
+    Fail("witness has " + N(z.values.size()) + " variables, the key " + N(pk.num_variables()));
+  }
+  const uint64_t m = pk.domain_size();
+  if (in.abc.a.size() != m || in.abc.b.size() != m || in.abc.c.size() != m) {
+    Fail("a/b/c must be padded to the key's domain size " + N(m) + " (got " + N(in.abc.a.size()) + ")");
+  }
+  if (in.abc.rows > m) Fail(N(in.abc.rows) + " rows do not fit the key's domain of " + N(m));
+}
+
+Proof AssembleProof(const VerifyingKey& vk, const PendingProof& sums, const G2Jacobian& b2_sum, const ff::Fr& r,
+                    const ff::Fr& s) {
+  const G1Jacobian alpha = G1Jacobian::FromAffine(vk.alpha_g1);
+  const G1Jacobian beta1 = G1Jacobian::FromAffine(vk.beta_g1);
+  const G1Jacobian delta1 = G1Jacobian::FromAffine(vk.delta_g1);
+  const G2Jacobian beta2 = G2Jacobian::FromAffine(vk.beta_g2);
+  const G2Jacobian delta2 = G2Jacobian::FromAffine(vk.delta_g2);
+
+  G1Jacobian a = alpha + sums.a_sum + delta1 * r;
+  G2Jacobian b = beta2 + b2_sum + delta2 * s;
+  G1Jacobian c = delta1 * (r * s) + alpha * s + beta1 * r;
+  c += sums.a_sum * s;
+  c += sums.b1_sum * r;
+  c += sums.h_sum;
+  c += sums.l_sum;
+  return Proof{a.ToAffine(), b.ToAffine(), c.ToAffine()};
+}
+
+}  // namespace cuzk::groth16

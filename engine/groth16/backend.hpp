@@ -1,0 +1,76 @@
+#pragma once
+// The proving backend seam: what a CPU or GPU implementation must do for
+// Groth16, split where the GPU hands over to the CPU.
+//
+//   ProveStart  (GPU-shaped): H scalars from a/b/c (NTTs), then the G1 MSMs:
+//               A (density-filtered, inputs + A-dense aux), B_g1 (density-
+//               filtered), L (aux), H. Releases the a/b/c buffers.
+//   ProveFinish (CPU epilogue): the G2 MSM for B and the proof assembly with
+//               the blinding r, s (AssembleProof, shared by all backends so
+//               that equal MSM results give bit-identical proofs).
+//
+// A GPU worker runs ProveStart for a batch and moves on; a finalizer thread
+// runs ProveFinish. The CPU backend (cpu_backend.hpp) is the reference.
+//
+//   std::vector<PendingProof> pending = backend.ProveStart(pk, inputs);
+//   Proof p = backend.ProveFinish(pk, std::move(pending[0]), r, s);
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "engine/ec/g1.hpp"
+#include "engine/ec/g2.hpp"
+#include "engine/ff/fr.hpp"
+#include "engine/groth16/types.hpp"
+#include "engine/r1cs/assignment.hpp"
+#include "engine/r1cs/evaluate.hpp"
+
+namespace cuzk::groth16 {
+
+// One witness, ready for a backend: the row evaluations (zero padded to the
+// key's domain size m, including bellperson's appended input rows) and the
+// full assignment z (inputs, ONE first, then aux). Built by
+// PrepareProverInput (prover.hpp), which also checks satisfaction.
+struct ProverInput {
+  r1cs::AbcVectors abc;
+  r1cs::Assignment assignment;
+};
+
+// The four G1 sums of ProveStart; with z kept for the G2 MSM.
+struct PendingProof {
+  ec::G1Jacobian a_sum;   // sum over inputs and A-dense aux of z_i a_i
+  ec::G1Jacobian b1_sum;  // sum over B-dense variables of z_i b_g1_i
+  ec::G1Jacobian l_sum;   // sum over aux of z_j l_j
+  ec::G1Jacobian h_sum;   // sum_k h_k H_k
+  r1cs::Assignment assignment;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+
+  // Consumes the inputs' a/b/c and moves their assignments into the results
+  // (one PendingProof per input, same order). Inputs must have passed
+  // CheckProverInput (std::invalid_argument otherwise).
+  virtual std::vector<PendingProof> ProveStart(const ProvingKey& pk, std::span<ProverInput> inputs) = 0;
+
+  // The G2 MSM B = sum z_i b_g2_i and AssembleProof.
+  virtual Proof ProveFinish(const ProvingKey& pk, PendingProof&& pending, const ff::Fr& r, const ff::Fr& s) = 0;
+};
+
+// Key/input shape checks shared by backends: assignment length = key's
+// variables, inputs count = vk.ic.size(), densities of the key's length and
+// point counts equal to their popcounts, a/b/c exactly domain_size() long.
+// Throws std::invalid_argument naming the mismatch.
+void CheckProverInput(const ProvingKey& pk, const ProverInput& input);
+void CheckProvingKeyShape(const ProvingKey& pk);
+
+// bellperson's assembly (prover.rs), given the MSM results:
+//   A = alpha_g1 + a_sum + r delta_g1
+//   B = beta_g2 + b2_sum + s delta_g2
+//   C = s a_sum + r b1_sum + r s delta_g1 + s alpha_g1 + r beta_g1 + h_sum + l_sum
+Proof AssembleProof(const VerifyingKey& vk, const PendingProof& sums, const ec::G2Jacobian& b2_sum,
+                            const ff::Fr& r, const ff::Fr& s);
+
+}  // namespace cuzk::groth16

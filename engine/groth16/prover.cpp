@@ -1,0 +1,91 @@
+#include "engine/groth16/prover.hpp"
+
+#include <string>
+
+#include "engine/groth16/os_rng.hpp"
+
+namespace cuzk::groth16 {
+
+using ff::Fr;
+
+namespace {
+
+std::string N(uint64_t v) { return std::to_string(v); }
+
+std::string FailureMessage(const r1cs::ConstraintFailure& f) {
+  return "witness does not satisfy the circuit: row " + N(f.index) + " \"" + f.name + "\" fails (a * b != c)";
+}
+
+}  // namespace
+
+UnsatisfiedWitnessError::UnsatisfiedWitnessError(r1cs::ConstraintFailure f)
+    : std::invalid_argument(FailureMessage(f)), failure_(std::move(f)) {}
+
+void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit) {
+  CheckProvingKeyShape(pk);
+  auto fail = [](const std::string& what) { throw std::invalid_argument("proving key does not fit the circuit: " + what); };
+  if (pk.num_inputs() != circuit.num_inputs) {
+    fail("key has " + N(pk.num_inputs()) + " inputs, circuit " + N(circuit.num_inputs) + " (ONE included)");
+  }
+  if (pk.num_aux() != circuit.num_aux) fail("key has " + N(pk.num_aux()) + " aux (l), circuit " + N(circuit.num_aux));
+  if (!(pk.a_density == circuit.a_density)) fail("A densities differ");
+  if (!(pk.b_density == circuit.b_density)) fail("B densities differ");
+  if (pk.domain_size() < circuit.num_prover_rows()) {
+    fail("key's domain " + N(pk.domain_size()) + " < " + N(circuit.num_prover_rows()) + " rows");
+  }
+}
+
+ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
+                               const ProveOptions& options) {
+  CheckKeyMatchesCircuit(pk, circuit);
+  if (z.num_inputs != circuit.num_inputs || z.values.size() != circuit.num_variables()) {
+    throw std::invalid_argument("witness has " + N(z.num_inputs) + " inputs and " + N(z.values.size()) +
+                                " variables, the circuit " + N(circuit.num_inputs) + " and " +
+                                N(circuit.num_variables()));
+  }
+  if (z.values.empty() || !z.values[0].IsOne()) throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
+  ProverInput in;
+  in.abc = r1cs::EvaluateAbc(circuit, z.values, {.pad_to = pk.domain_size(), .threads = options.threads});
+  if (options.check_satisfied) {
+    if (auto f = r1cs::FirstUnsatisfied(circuit, in.abc, options.threads)) throw UnsatisfiedWitnessError(*f);
+  }
+  in.assignment = std::move(z);
+  return in;
+}
+
+Proof ProveWithRandomness(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,
+                          r1cs::Assignment z, const Fr& r, const Fr& s, const ProveOptions& options) {
+  ProverInput in = PrepareProverInput(pk, circuit, std::move(z), options);
+  std::vector<PendingProof> pending = backend.ProveStart(pk, std::span<ProverInput>(&in, 1));
+  return backend.ProveFinish(pk, std::move(pending.at(0)), r, s);
+}
+
+Proof Prove(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
+            const ProveOptions& options) {
+  OsRng rng;
+  Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  Proof p = ProveWithRandomness(backend, pk, circuit, std::move(z), r, s, options);
+  SecureWipe(&r, sizeof r);
+  SecureWipe(&s, sizeof s);
+  return p;
+}
+
+std::vector<Proof> ProveBatch(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,
+                              std::vector<r1cs::Assignment> witnesses, const ProveOptions& options) {
+  std::vector<ProverInput> inputs;
+  inputs.reserve(witnesses.size());
+  for (auto& z : witnesses) inputs.push_back(PrepareProverInput(pk, circuit, std::move(z), options));
+  std::vector<PendingProof> pending = backend.ProveStart(pk, inputs);
+  OsRng rng;
+  std::vector<Proof> proofs;
+  proofs.reserve(pending.size());
+  for (auto& p : pending) {
+    Fr r = Fr::Random(rng), s = Fr::Random(rng);
+    proofs.push_back(backend.ProveFinish(pk, std::move(p), r, s));
+    SecureWipe(&r, sizeof r);
+    SecureWipe(&s, sizeof s);
+  }
+  return proofs;
+}
+
+}  // namespace cuzk::groth16

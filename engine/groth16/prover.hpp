@@ -1,0 +1,62 @@
+#pragma once
+// Groth16 proving from a compiled circuit and a witness, on any Backend.
+//
+//   r1cs::Assignment z = synthetic::Witness(params, seed);       // witness-only synthesis
+//   groth16::CpuBackend cpu;
+//   groth16::Proof p = groth16::Prove(cpu, pk, circuit, std::move(z));
+//
+// Prove draws fresh r, s from the OS CSPRNG for every proof (bellperson:
+// Fr::random(OsRng)). ProveWithRandomness takes them explicitly: for tests and
+// for checking that another backend (CUDA) reproduces a proof bit for bit.
+// A witness that does not satisfy the circuit is refused before any MSM with
+// UnsatisfiedWitnessError naming the first failing row (its recorded name
+// when the circuit was recorded with names).
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/ff/fr.hpp"
+#include "engine/groth16/backend.hpp"
+#include "engine/groth16/types.hpp"
+#include "engine/r1cs/assignment.hpp"
+#include "engine/r1cs/compiled_circuit.hpp"
+#include "engine/r1cs/evaluate.hpp"
+
+namespace cuzk::groth16 {
+
+class UnsatisfiedWitnessError : public std::invalid_argument {
+ public:
+  explicit UnsatisfiedWitnessError(r1cs::ConstraintFailure f);
+  const r1cs::ConstraintFailure& failure() const { return failure_; }
+
+ private:
+  r1cs::ConstraintFailure failure_;
+};
+
+struct ProveOptions {
+  unsigned threads = 0;         // a/b/c evaluation and the satisfaction check
+  bool check_satisfied = true;  // one multiplication per row; off only for benchmarks of known-good witnesses
+};
+
+// The key was made for this circuit: same inputs and aux counts, same
+// densities, a domain that holds every row (constraints + inputs).
+// std::invalid_argument naming the mismatch.
+void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit);
+
+// a/b/c = A·z, B·z, C·z (+ input rows) padded to the key's domain, after
+// checking the witness's shape and (by default) that every row holds.
+ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
+                               const ProveOptions& options = {});
+
+Proof ProveWithRandomness(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,
+                          r1cs::Assignment z, const ff::Fr& r, const ff::Fr& s, const ProveOptions& options = {});
+
+Proof Prove(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
+            const ProveOptions& options = {});
+
+// Several witnesses of one circuit: one ProveStart call for all (a GPU
+// backend can pipeline them), then ProveFinish each with fresh r, s.
+std::vector<Proof> ProveBatch(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,
+                              std::vector<r1cs::Assignment> witnesses, const ProveOptions& options = {});
+
+}  // namespace cuzk::groth16
