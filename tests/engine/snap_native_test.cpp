@@ -5,14 +5,21 @@
 // verifier (dense 2 KiB / 8 KiB, sparse 32 GiB).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/circuits/snapdeals/native/challenges.hpp"
 #include "engine/circuits/snapdeals/native/encoding.hpp"
+#include "engine/circuits/snapdeals/native/layered_tree.hpp"
 #include "engine/circuits/snapdeals/native/poseidon.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/native/sha256.hpp"
+#include "engine/circuits/snapdeals/native/test_sector.hpp"
+#include "engine/circuits/snapdeals/native/vanilla_verifier.hpp"
+#include "engine/filecoin/vanilla_proof_bincode.hpp"
 #include "engine/filecoin/commitment.hpp"
 #include "engine/filecoin/sector_shape.hpp"
 #include "tests/support/test_seed.hpp"
@@ -362,6 +369,250 @@ TEST(Commitment, HexRoundTripAndCanonicalCheck) {
   EXPECT_THROW(filecoin::DomainFromHex(modulus_le, "comm_r_old"), filecoin::CommitmentError);
   EXPECT_THROW(filecoin::DomainFromHex(hex.substr(2), "comm_r_old"), filecoin::CommitmentError);
   EXPECT_THROW(filecoin::DomainFromHex(std::string(63, '0') + "g", "comm_r_old"), filecoin::CommitmentError);
+}
+
+// ---- layered trees ----------------------------------------------------------------
+
+// A sparse tree (region defaults + overrides) equals the dense tree over the
+// expanded leaves: same root, same node values, same paths.
+TEST(LayeredTree, SparseEqualsDense) {
+  auto rng = test::SeededRng();
+  // A cheap, order-sensitive hash: the tree logic does not depend on the hash.
+  auto hash = [](std::span<const Fr> c) {
+    Fr acc = Fr::FromUint64(7);
+    for (const Fr& x : c) acc = acc * Fr::FromUint64(1000003) + x * x + x;
+    return acc;
+  };
+  const uint64_t n = uint64_t(1) << 16;
+  const std::vector<unsigned> arities = {8, 8, 8, 8, 8, 2};  // 2^16 leaves, sparse up to level 2 (128 regions of 512)
+  const uint64_t region = 512;
+  std::vector<Fr> defaults(n / region);
+  for (auto& d : defaults) d = Fr::Random(rng);
+  std::unordered_map<uint64_t, Fr> overrides;
+  for (int i = 0; i < 40; ++i) overrides[rng() % n] = Fr::Random(rng);
+  std::vector<Fr> dense(n);
+  for (uint64_t i = 0; i < n; ++i) dense[i] = overrides.count(i) ? overrides[i] : defaults[i / region];
+  std::vector<uint64_t> probes = {0, n - 1, overrides.begin()->first, rng() % n, rng() % n};
+  LayeredTree<Fr> sparse_tree(LayeredTree<Fr>::Leaves::Sparse(n, region, defaults, overrides), arities, hash, 1);
+  LayeredTree<Fr> dense_tree(LayeredTree<Fr>::Leaves::Dense(dense), arities, hash, 2);
+  EXPECT_EQ(sparse_tree.Root(), dense_tree.Root());
+  for (unsigned level = 0; level <= arities.size(); ++level) {
+    for (int i = 0; i < 20; ++i) {
+      uint64_t j = rng() % sparse_tree.LevelSize(level);
+      ASSERT_EQ(sparse_tree.At(level, j), dense_tree.At(level, j)) << level << " " << j;
+    }
+  }
+  for (uint64_t leaf : probes) {
+    auto a = sparse_tree.Path(leaf), b = dense_tree.Path(leaf);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t l = 0; l < a.size(); ++l) {
+      EXPECT_EQ(a[l].index, b[l].index);
+      EXPECT_EQ(a[l].siblings, b[l].siblings);
+    }
+  }
+}
+
+// ---- test sectors and the native verifier -------------------------------------------
+
+TestSector Generate(uint64_t bytes, uint64_t seed, TestSectorOptions::Mode mode = TestSectorOptions::Mode::kAuto,
+                    std::vector<unsigned> partitions = {}) {
+  TestSectorOptions o;
+  o.sector_bytes = bytes;
+  o.seed = seed;
+  o.mode = mode;
+  o.partitions = std::move(partitions);
+  return GenerateTestSector(o);
+}
+
+void ExpectRejected(const TestSector& s, unsigned k, const filecoin::Commitments& comms,
+                    const filecoin::PartitionProof& p, const std::string& message) {
+  try {
+    VerifyPartitionProof(s.shape, k, comms, p);
+    ADD_FAILURE() << "accepted (expected: " << message << ")";
+  } catch (const VanillaProofError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(TestSector, DeterministicFromTheSeed) {
+  auto a = Generate(2 << 10, 11), b = Generate(2 << 10, 11), c = Generate(2 << 10, 12);
+  EXPECT_EQ(a.commitments.comm_r_new, b.commitments.comm_r_new);
+  EXPECT_EQ(a.partition_proofs, b.partition_proofs);
+  EXPECT_NE(a.commitments.comm_d_new, c.commitments.comm_d_new);
+  EXPECT_NE(a.commitments.comm_r_old, c.commitments.comm_r_old);
+}
+
+// The generator's commitments follow spec section 2 from its own trees.
+TEST(TestSector, CommitmentsAndEncodingFollowTheSpec) {
+  auto s = Generate(2 << 10, 5);
+  const auto& p = s.partition_proofs[0];
+  Fr comm_c = filecoin::DomainToFr(p.comm_c, "comm_c");
+  EXPECT_EQ(filecoin::DomainFromFr(PoseidonHash2(comm_c, filecoin::DomainToFr(s.root_r_old, "r"))),
+            s.commitments.comm_r_old);
+  EXPECT_EQ(filecoin::DomainFromFr(PoseidonHash2(comm_c, filecoin::DomainToFr(s.root_r_new, "r"))),
+            s.commitments.comm_r_new);
+  // 2 KiB: the data is node i of the seeded data stream; check the TreeD leaf of challenge 0.
+  auto challenges = PartitionChallenges(s.shape, filecoin::DomainToFr(s.commitments.comm_r_new, "c"), 0);
+  EXPECT_EQ(p.challenge_proofs[0].proof_d_new.leaf, TestSectorNode(5, TestSectorStream::kData, challenges[0]));
+  // Decoding recovers the data from the two replicas.
+  Fr phi = Phi(filecoin::DomainToFr(s.commitments.comm_d_new, "d"), filecoin::DomainToFr(s.commitments.comm_r_old, "r"));
+  for (size_t i = 0; i < challenges.size(); ++i) {
+    const auto& cp = p.challenge_proofs[i];
+    Fr rho = Rho(phi, RhoHigh(s.shape, challenges[i]));
+    EXPECT_EQ(DecodeLabel(filecoin::DomainToFr(cp.proof_r_new.leaf, "n"), filecoin::DomainToFr(cp.proof_r_old.leaf, "o"), rho),
+              filecoin::DomainToFr(cp.proof_d_new.leaf, "d"));
+  }
+}
+
+TEST(TestSector, Generated2KiBAnd8KiBVerify) {
+  for (uint64_t bytes : {uint64_t(2) << 10, uint64_t(8) << 10}) {
+    auto s = Generate(bytes, 42);
+    ASSERT_EQ(s.partition_proofs.size(), s.shape.partitions);
+    for (size_t i = 0; i < s.partition_proofs.size(); ++i) {
+      EXPECT_NO_THROW(VerifyPartitionProof(s.shape, s.partition_indices[i], s.commitments, s.partition_proofs[i]));
+      // Through the wire format and back.
+      auto bytes_out = filecoin::WritePartitionProof(s.partition_proofs[i]);
+      EXPECT_EQ(bytes_out.size(), filecoin::PartitionProofSize(s.shape));
+      EXPECT_NO_THROW(VerifyPartitionProof(s.shape, s.partition_indices[i], s.commitments,
+                                           filecoin::ReadPartitionProof(bytes_out, s.shape)));
+    }
+  }
+}
+
+TEST(TestSector, MultiPartitionSizesVerify) {
+  // 16 KiB: 2 partitions, TreeR 8-8-0 (Sub); 32 KiB: 8-8-2 (Top); 1 KiB/4 KiB: arity-4/2 sub levels.
+  for (uint64_t bytes : {uint64_t(1) << 10, uint64_t(4) << 10, uint64_t(16) << 10, uint64_t(32) << 10}) {
+    auto s = Generate(bytes, 9);
+    EXPECT_EQ(s.partition_proofs.size(), s.shape.partitions) << s.shape.Name();
+    // Partition proofs are not interchangeable.
+    if (s.shape.partitions > 1) {
+      ExpectRejected(s, 1, s.commitments, s.partition_proofs[0], "");
+    }
+  }
+}
+
+TEST(TestSector, EveryFlippedBitIsRejected) {
+  auto s = Generate(2 << 10, 42);
+  const auto good = filecoin::WritePartitionProof(s.partition_proofs[0]);
+  auto rng = test::SeededRng();
+  // Flipping all 120,512 bits is too slow for a unit test: take one bit of every
+  // byte of the first 600 (comm_c, apex leaves, the start of challenge 0) plus
+  // 300 random bits anywhere.
+  std::vector<size_t> bits;
+  for (size_t b = 0; b < 600 * 8; b += 8) bits.push_back(b + (b / 8) % 8);
+  for (int i = 0; i < 300; ++i) bits.push_back(rng() % (good.size() * 8));
+  for (size_t bit : bits) {
+    auto b = good;
+    b[bit / 8] ^= uint8_t(1u << (bit % 8));
+    try {
+      auto p = filecoin::ReadPartitionProof(b, s.shape);
+      VerifyPartitionProof(s.shape, 0, s.commitments, p);
+      ADD_FAILURE() << "accepted a proof with bit " << bit << " flipped";
+      return;
+    } catch (const filecoin::BincodeError&) {
+    } catch (const VanillaProofError&) {
+    }
+  }
+}
+
+TEST(TestSector, WrongCommitmentsOrPartitionAreRejected) {
+  auto s = Generate(8 << 10, 1);
+  const auto& p = s.partition_proofs[0];
+  auto comms = s.commitments;
+  comms.comm_r_old[0] ^= 1;
+  ExpectRejected(s, 0, comms, p, "comm_r_old != H(comm_c, root_r_old)");
+  comms = s.commitments;
+  comms.comm_d_new[5] ^= 1;
+  ExpectRejected(s, 0, comms, p, "do not reach comm_d_new");
+  comms = s.commitments;
+  comms.comm_r_new[0] ^= 1;
+  ExpectRejected(s, 0, comms, p, "comm_r_new != H(comm_c, root_r_new)");
+  comms = s.commitments;
+  comms.comm_r_new.fill(0xff);
+  ExpectRejected(s, 0, comms, p, "comm_r_new: not a canonical field element");
+  // Wrong label: encoding relation.
+  auto q = p;
+  q.challenge_proofs[3].proof_r_new.leaf = q.challenge_proofs[3].proof_r_old.leaf;
+  ExpectRejected(s, 0, s.commitments, q, "label_r_new != label_r_old + label_d_new * rho");
+  // Swapped challenge proofs: indices no longer spell the challenges.
+  q = p;
+  std::swap(q.challenge_proofs[1], q.challenge_proofs[2]);
+  ExpectRejected(s, 0, s.commitments, q, ".index");
+  // Missing challenge.
+  q = p;
+  q.challenge_proofs.pop_back();
+  ExpectRejected(s, 0, s.commitments, q, "challenge_proofs: 9 entries, expected 10");
+}
+
+TEST(TestSector, ProofsForAnotherHDoNotVerifyUnderTheDefaultH) {
+  TestSectorOptions o;
+  o.sector_bytes = 8 << 20;
+  o.seed = 3;
+  o.h = 7;
+  o.mode = TestSectorOptions::Mode::kSparse;
+  o.partitions = {2};
+  auto s = GenerateTestSector(o);  // self-checked under h = 7
+  EXPECT_EQ(s.shape.h, 7u);
+  EXPECT_EQ(s.shape.KAndHSelect(2), 2u + 4u);
+  auto default_shape = filecoin::SectorShape::FromSectorSize(8 << 20);
+  EXPECT_THROW(VerifyPartitionProof(default_shape, 2, s.commitments, s.partition_proofs[0]), VanillaProofError);
+}
+
+TEST(TestSector, SparseModeMatchesDenseModeOnTheSameContent) {
+  // A sparse 8 KiB sector is a dense sector whose non-override nodes hold the
+  // defaults: regenerate it densely from those leaves and compare roots.
+  TestSectorOptions o;
+  o.sector_bytes = 8 << 10;
+  o.seed = 77;
+  o.mode = TestSectorOptions::Mode::kSparse;
+  o.sparse_random_nodes = 5;
+  auto sparse = GenerateTestSector(o);
+  EXPECT_TRUE(sparse.sparse);
+  // Rebuild TreeD densely from the sparse content.
+  const uint64_t n = sparse.shape.nodes;
+  std::vector<filecoin::Domain> data(n, TestSectorNode(77, TestSectorStream::kSparseDefaults, 0));
+  size_t overridden = 0;
+  for (uint64_t i = 0; i < 4 * n && overridden < 5; ++i) {
+    filecoin::Domain d = TestSectorNode(77, TestSectorStream::kSparsePositions, i);
+    uint64_t pos = d[0] & (n - 1);
+    auto real = TestSectorNode(77, TestSectorStream::kData, pos);
+    if (data[pos] != real) {
+      data[pos] = real;
+      ++overridden;
+    }
+  }
+  LayeredTree<filecoin::Domain> tree_d(LayeredTree<filecoin::Domain>::Leaves::Dense(data),
+                                       std::vector<unsigned>(sparse.shape.challenge_bit_len, 2),
+                                       [](std::span<const filecoin::Domain> c) { return TreeDHash(c[0], c[1]); });
+  EXPECT_EQ(tree_d.Root(), sparse.commitments.comm_d_new);
+}
+
+TEST(TestSector, Sparse32GiBOnePartition) {
+  auto start = std::chrono::steady_clock::now();
+  auto s = Generate(32ull << 30, 2024, TestSectorOptions::Mode::kAuto, {5});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("sparse 32GiB, 1 partition (generate + self-check): %.2f s\n", seconds);
+  EXPECT_TRUE(s.sparse);
+  ASSERT_EQ(s.partition_proofs.size(), 1u);
+  EXPECT_EQ(s.partition_indices[0], 5u);
+  const auto& p = s.partition_proofs[0];
+  EXPECT_EQ(filecoin::WritePartitionProof(p).size(), 561768u);
+  EXPECT_NO_THROW(VerifyPartitionProof(s.shape, 5, s.commitments, p));
+  ExpectRejected(s, 4, s.commitments, p, "");
+  EXPECT_EQ(p.challenge_proofs[0].proof_r_old.kind, filecoin::MerkleProofKind::kSub);
+  EXPECT_LT(seconds, 30.0);
+}
+
+TEST(TestSector, BadOptionsAreRefused) {
+  TestSectorOptions o;
+  o.sector_bytes = 3 << 10;
+  EXPECT_THROW(GenerateTestSector(o), std::invalid_argument);
+  o.sector_bytes = 2 << 10;
+  o.partitions = {1};
+  EXPECT_THROW(GenerateTestSector(o), std::invalid_argument);
+  o.partitions = {};
+  o.h = 7;
+  EXPECT_THROW(GenerateTestSector(o), std::invalid_argument);
 }
 
 }  // namespace
