@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,24 @@ std::string Hex(std::span<const uint8_t> bytes) {
 }
 
 // ---- Poseidon ---------------------------------------------------------------------
+
+// First test of the file, so the constants are built here, by racing threads.
+TEST(Poseidon, ConstantsAreBuiltOnceUnderConcurrentFirstUse) {
+  std::vector<const PoseidonConstants*> seen(4);
+  std::vector<Fr> hashes(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&, i] {
+      seen[i] = &GetPoseidonConstants(4);
+      hashes[i] = PoseidonMerkleHash(Iota(4));
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i], seen[0]);
+    EXPECT_EQ(hashes[i], hashes[0]);
+  }
+}
 
 TEST(Poseidon, FirstGrainConstantOfWidth9MatchesNeptuneParameterFile) {
   EXPECT_EQ(GetPoseidonConstants(8).round_constants[0].ToHex(),
