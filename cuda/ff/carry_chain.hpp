@@ -152,6 +152,15 @@ CUZK_HD uint32_t MadcHiCc(uint32_t a, uint32_t b, uint32_t c) {
 #endif
 }
 
+// mul.hi: hi(a * b), no carry involved.
+CUZK_HD uint32_t MulHi(uint32_t a, uint32_t b) {
+#if CUZK_DEVICE_PASS
+  return __umulhi(a, b);
+#else
+  return uint32_t((uint64_t(a) * b) >> 32);
+#endif
+}
+
 // madc.hi: hi(a * b) + c + CF (ends a chain).
 CUZK_HD uint32_t MadcHi(uint32_t a, uint32_t b, uint32_t c) {
 #if CUZK_DEVICE_PASS

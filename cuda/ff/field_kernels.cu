@@ -22,6 +22,7 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
       case FieldOp::kAdd: r = x + y; break;
       case FieldOp::kSub: r = x - y; break;
       case FieldOp::kNeg: r = -x; break;
+      case FieldOp::kMulSeparateChains: r = F::MulSeparateChains(x, y); break;
       default: r = x.Square(); break;
     }
     out[i] = r;
@@ -30,17 +31,24 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
 
 // 4 independent chains per thread give the scheduler independent work
 // between the dependent carry chains of one multiplication.
-template <class F>
+template <class F, bool kSeparateChains>
 __global__ void MulChainKernel(const F* seeds, F* out, uint32_t rounds) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   F x0 = seeds[(4 * i) % 1024], x1 = seeds[(4 * i + 1) % 1024], x2 = seeds[(4 * i + 2) % 1024],
     x3 = seeds[(4 * i + 3) % 1024];
   const F y = seeds[i % 1024];
   for (uint32_t r = 0; r < rounds; ++r) {
-    x0 = x0 * y;
-    x1 = x1 * y;
-    x2 = x2 * y;
-    x3 = x3 * y;
+    if constexpr (kSeparateChains) {
+      x0 = F::MulSeparateChains(x0, y);
+      x1 = F::MulSeparateChains(x1, y);
+      x2 = F::MulSeparateChains(x2, y);
+      x3 = F::MulSeparateChains(x3, y);
+    } else {
+      x0 = x0 * y;
+      x1 = x1 * y;
+      x2 = x2 * y;
+      x3 = x3 * y;
+    }
   }
   out[i] = x0 + x1 + x2 + x3;
 }
@@ -65,7 +73,7 @@ void Elementwise(FieldOp op, std::span<const H> a, std::span<const H> b, std::sp
 }
 
 template <class F, class H>
-MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
+MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
   std::vector<H> seeds(1024);
   for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = H::FromUint64(0x9e3779b97f4a7c15ull * (i + 1)).Square();
   Stream stream;
@@ -75,8 +83,9 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   std::vector<float> times;
   for (int r = 0; r <= repeats; ++r) {
     start.Record(stream);
-    MulChainKernel<F><<<blocks, threads, 0, stream>>>(reinterpret_cast<const F*>(dseeds.data()),
-                                                     reinterpret_cast<F*>(dout.data()), rounds);
+    auto kernel = separate ? MulChainKernel<F, true> : MulChainKernel<F, false>;
+    kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<const F*>(dseeds.data()),
+                                           reinterpret_cast<F*>(dout.data()), rounds);
     CUZK_CUDA_CHECK(cudaGetLastError());
     stop.Record(stream);
     stop.Synchronize();
@@ -98,11 +107,11 @@ void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fp> a, std::span<const 
   Elementwise<Fp, ff::Fp>(op, a, b, out);
 }
 
-MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
-  return MeasureMul<Fr, ff::Fr>(blocks, threads, rounds, repeats);
+MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
+  return MeasureMul<Fr, ff::Fr>(blocks, threads, rounds, repeats, separate);
 }
-MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
-  return MeasureMul<Fp, ff::Fp>(blocks, threads, rounds, repeats);
+MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
+  return MeasureMul<Fp, ff::Fp>(blocks, threads, rounds, repeats, separate);
 }
 
 }  // namespace cuzk::cuda

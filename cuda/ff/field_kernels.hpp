@@ -10,7 +10,8 @@
 
 namespace cuzk::cuda {
 
-enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare };
+// kMulSeparateChains: the alternative multiplication formulation (mont_field32.hpp).
+enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);
@@ -23,7 +24,10 @@ struct MulThroughput {
   double ms = 0;
   double mults_per_second = 0;
 };
-MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
-MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
+// separate_chains: time MulSeparateChains instead of the default Mul.
+MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats,
+                                     bool separate_chains = false);
+MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats,
+                                     bool separate_chains = false);
 
 }  // namespace cuzk::cuda

@@ -9,15 +9,19 @@
 // chains are PTX instructions, on the host they are emulated (carry_chain.hpp).
 // The host build exists for tests, not for speed.
 //
-// Multiplication is CIOS with separate carry chains for the low and high
-// halves of the 32x32-bit products:
-//   per row i:  t += a * b_i        2N multiply-adds (lo chain, then hi chain)
-//               m  = t_0 * (-p^-1)  1 multiply
-//               t += m * p          2N multiply-adds
-//               t >>= 32            free (register renaming)
-// = 4N^2 + N multiply-adds: 264 for Fr (N = 8), 588 for Fp (N = 12). The
-// accumulator never needs more than N + 1 limbs because p < 2^(32N - 1):
-// t < 2p before each row, t + a b_i + m p < 2^(32N + 32).
+// Multiplication is CIOS (operand scanning, one reduction per row of the
+// product), 4N^2 + N 32-bit multiply-adds: 264 for Fr (N = 8), 588 for Fp
+// (N = 12). Two formulations, identical results:
+//  - Mul (default): "even/odd" accumulators (after Emmart, Zheng and Weems,
+//    "Faster modular exponentiation using double precision floating point
+//    arithmetic on the GPU", ARITH 2018, and their earlier Maxwell work): the
+//    products a_j b_i with even j go to one accumulator, odd j to another
+//    shifted by one limb, so each carry chain pairs the low and high half of
+//    the same product (lo -> limb j, hi -> limb j+1) and one chain covers all
+//    limbs. The per-row shift by 32 bits is folded into the next row's chain.
+//  - MulSeparateChains: one accumulator, the low halves of a row in one chain
+//    and the high halves in another. Kept as the plain reference formulation
+//    and for comparison (docs/perf/gpu.md).
 #include <cstdint>
 #include <cstring>
 
@@ -182,7 +186,75 @@ CUZK_UNROLL
   CUZK_HD MontField32 Double() const { return *this + *this; }
   CUZK_HD MontField32 Square() const { return Mul(*this, *this); }
 
+  // Even/odd accumulators. State between rows: x (N + 1 limbs, positions
+  // 0..N) and y (N limbs at positions 1..N), total T = x + y 2^32. Bounds
+  // (a, b < p, p < 2^(32N) / 2 (1 - 2^-32), which holds for Fr and Fp), with
+  // T' < 2p the usual CIOS invariant after each row's shift:
+  //   x = (shifted part, <= T' < 2p) + a_even b_i + m p_even < 2p 2^32: fits N + 1 limbs;
+  //   y 2^32 <= 2p + a_odd b_i + m p_odd < 2p (2^32 + 1):    fits N limbs,
+  // so the chains into y never carry out of its top limb, and the final
+  // y + x / 2^32 = T < 2p needs no extra limb.
   CUZK_HD static MontField32 Mul(const MontField32& a, const MontField32& b) {
+    constexpr int N = kLimbs;
+    uint32_t x[N + 1], y[N];
+    {  // row 0: the pieces lo/hi(a_j b_0) do not overlap within x or y: no carries
+      const uint32_t bi = b.l_[0];
+CUZK_UNROLL
+      for (int j = 0; j < N; j += 2) {
+        x[j] = a.l_[j] * bi;
+        x[j + 1] = ptx::MulHi(a.l_[j], bi);
+        y[j] = a.l_[j + 1] * bi;
+        y[j + 1] = ptx::MulHi(a.l_[j + 1], bi);
+      }
+      x[N] = 0;
+      ReduceEvenOdd(x, y);
+    }
+CUZK_UNROLL
+    for (int i = 1; i < N; ++i) {
+      const uint32_t bi = b.l_[i];
+      // Shift by one limb: T/2^32 = (y + x_1) + 2^32 (x_2 .. x_N). The new
+      // even accumulator is y plus x_1 at position 0; its carry goes to
+      // position 1, the first limb of the new odd accumulator, whose chain
+      // also adds the odd products of this row.
+      uint32_t nx[N + 1], ny[N];
+      nx[0] = ptx::AddCc(y[0], x[1]);
+CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
+        ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
+      }
+      ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
+      ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
+CUZK_UNROLL
+      for (int k = 1; k < N; ++k) nx[k] = y[k];
+      // Even products into the new even accumulator.
+      nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
+      nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
+CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
+        nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
+      }
+      nx[N] = ptx::Addc(0, 0);
+CUZK_UNROLL
+      for (int k = 0; k <= N; ++k) x[k] = nx[k];
+CUZK_UNROLL
+      for (int k = 0; k < N; ++k) y[k] = ny[k];
+      ReduceEvenOdd(x, y);
+    }
+    // T = y + x / 2^32 (x_0 = 0 after the last reduction).
+    MontField32 r;
+    r.l_[0] = ptx::AddCc(y[0], x[1]);
+CUZK_UNROLL
+    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
+    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
+    r.SubtractModulusIfGe();
+    return r;
+  }
+
+  // One accumulator, separate low-half and high-half chains per row.
+  // Accumulator < 2^(32N + 32) within a row because p < 2^(32N - 1).
+  CUZK_HD static MontField32 MulSeparateChains(const MontField32& a, const MontField32& b) {
     constexpr int N = kLimbs;
     uint32_t t[N + 1];
     {  // row 0: t = a * b_0 (the accumulator starts at zero, so no additions in the low chain)
@@ -216,6 +288,29 @@ CUZK_UNROLL
   }
 
  private:
+  // x += m p_even, y += m p_odd with m = x_0 (-p^-1) mod 2^32 (x_0 becomes 0).
+  CUZK_HD static void ReduceEvenOdd(uint32_t (&x)[kLimbs + 1], uint32_t (&y)[kLimbs]) {
+    constexpr int N = kLimbs;
+    const uint32_t m = x[0] * kInv;
+    x[0] = ptx::MadLoCc(m, Mod(0), x[0]);
+    x[1] = ptx::MadcHiCc(m, Mod(0), x[1]);
+CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      x[j] = ptx::MadcLoCc(m, Mod(j), x[j]);
+      x[j + 1] = ptx::MadcHiCc(m, Mod(j), x[j + 1]);
+    }
+    x[N] = ptx::Addc(x[N], 0);
+    y[0] = ptx::MadLoCc(m, Mod(1), y[0]);
+    y[1] = ptx::MadcHiCc(m, Mod(1), y[1]);
+CUZK_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+      y[j - 1] = ptx::MadcLoCc(m, Mod(j), y[j - 1]);
+      y[j] = ptx::MadcHiCc(m, Mod(j), y[j]);
+    }
+    y[N - 2] = ptx::MadcLoCc(m, Mod(N - 1), y[N - 2]);
+    y[N - 1] = ptx::MadcHi(m, Mod(N - 1), y[N - 1]);
+  }
+
   // t += m p with m = t_0 (-p^-1) mod 2^32 (so t_0 becomes 0), then t >>= 32.
   // In: t < 2^(32N + 32) with t[N] valid; out: t < 2p, t[N] = 0.
   CUZK_HD static void ReduceRow(uint32_t (&t)[kLimbs + 1]) {

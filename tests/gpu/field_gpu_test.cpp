@@ -28,11 +28,12 @@ TYPED_TEST(FieldGpuTest, AllOperationsMatchHost) {
   }
   while (a.size() < (1u << 16)) a.push_back(H::Random(rng)), b.push_back(H::Random(rng));
   std::vector<H> out(a.size());
-  for (FieldOp op : {FieldOp::kMul, FieldOp::kAdd, FieldOp::kSub, FieldOp::kNeg, FieldOp::kSquare}) {
+  for (FieldOp op : {FieldOp::kMul, FieldOp::kAdd, FieldOp::kSub, FieldOp::kNeg, FieldOp::kSquare,
+                     FieldOp::kMulSeparateChains}) {
     std::fill(out.begin(), out.end(), H::FromUint64(12345));  // poison: every element must be written
     ElementwiseOnDevice(op, a, b, out);
     for (size_t i = 0; i < a.size(); ++i) {
-      const H want = op == FieldOp::kMul   ? a[i] * b[i]
+      const H want = (op == FieldOp::kMul || op == FieldOp::kMulSeparateChains) ? a[i] * b[i]
                      : op == FieldOp::kAdd ? a[i] + b[i]
                      : op == FieldOp::kSub ? a[i] - b[i]
                      : op == FieldOp::kNeg ? -a[i]

@@ -22,12 +22,13 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
     cuda::FieldOp op;
     const char* name;
   } ops[] = {{cuda::FieldOp::kMul, "mul"}, {cuda::FieldOp::kAdd, "add"}, {cuda::FieldOp::kSub, "sub"},
-             {cuda::FieldOp::kNeg, "neg"}, {cuda::FieldOp::kSquare, "square"}};
+             {cuda::FieldOp::kNeg, "neg"}, {cuda::FieldOp::kSquare, "square"},
+             {cuda::FieldOp::kMulSeparateChains, "mul-sc"}};
   for (const auto& o : ops) {
     cuda::ElementwiseOnDevice(o.op, a, b, got);
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
-      H want = o.op == cuda::FieldOp::kMul   ? a[i] * b[i]
+      H want = (o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains) ? a[i] * b[i]
                : o.op == cuda::FieldOp::kAdd ? a[i] + b[i]
                : o.op == cuda::FieldOp::kSub ? a[i] - b[i]
                : o.op == cuda::FieldOp::kNeg ? -a[i]
@@ -53,14 +54,16 @@ int RunField(const Args& args) {
   // IMAD ceiling: 64 per SM per clock; clock from the anchors (1.98 GHz) as we
   // cannot read the running clock portably.
   const double imad_per_s = sms * 64.0 * 1.98e9;
-  for (uint32_t threads : {128u, 256u}) {
-    auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5);
-    auto fp = cuda::MeasureFpMulThroughput(sms * 8, threads, 512, 5);
-    std::printf("mul throughput (%u SMs x 8 blocks x %u threads, 4 chains): Fr %.2f G/s (%.0f IMAD-equivalents at "
-                "264/mul: %.0f%% of %.1f T/s), Fp %.2f G/s (%.0f%% at 588/mul)\n",
-                sms, threads, fr.mults_per_second / 1e9, fr.mults_per_second * 264, 
-                100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
-                100 * fp.mults_per_second * 588 / imad_per_s);
+  for (bool separate : {false, true}) {
+    for (uint32_t threads : {128u, 256u}) {
+      auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5, separate);
+      auto fp = cuda::MeasureFpMulThroughput(sms * 8, threads, 512, 5, separate);
+      std::printf("mul throughput %-15s (%u SMs x 8 blocks x %u threads, 4 chains): Fr %.2f G/s (%.0f%% of %.1f T "
+                  "IMAD/s at 264/mul), Fp %.2f G/s (%.0f%% at 588/mul)\n",
+                  separate ? "separate-chains" : "even-odd", sms, threads, fr.mults_per_second / 1e9,
+                  100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
+                  100 * fp.mults_per_second * 588 / imad_per_s);
+    }
   }
   return ok ? 0 : 1;
 }
