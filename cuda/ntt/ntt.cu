@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cuda/ntt/ntt_phases.hpp"
+#include "cuda/ntt/ntt_recipe.hpp"
 #include "cuda/ntt/ntt_tables.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
@@ -22,13 +23,14 @@ using namespace ntt_internal;
 
 // 256 threads per DIF block (NttKernelConfig::Validate). Radix-8 rounds keep 8
 // elements (64 registers) per thread: 2 blocks per SM caps registers at 128.
-// Radix-4 rounds: 3 blocks per SM, <= 85 registers.
-template <int kRadixLog>
+// Radix-4 rounds: 3 blocks per SM, <= 85 registers. kScaling: this pass
+// multiplies by coset powers or output scales (PassScales).
+template <int kRadixLog, bool kScaling>
 __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(DifPassParams p) {
   extern __shared__ Word4 smem[];
   const uint32_t elems = 1u << (p.stages + p.log_cols);
   const SharedPlanes sm{smem, smem + elems};
-  DifLoad(p, blockIdx.x, threadIdx.x, blockDim.x, sm);
+  DifLoad<kScaling>(p, blockIdx.x, threadIdx.x, blockDim.x, sm);
   __syncthreads();
   for (uint32_t top = p.stages; top > 0;) {
     const uint32_t r = top < uint32_t(kRadixLog) ? top : uint32_t(kRadixLog);
@@ -40,7 +42,13 @@ __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(Dif
     __syncthreads();
     top -= r;
   }
-  DifStore(p, blockIdx.x, threadIdx.x, blockDim.x, sm);
+  DifStore<kScaling>(p, blockIdx.x, threadIdx.x, blockDim.x, sm);
+}
+
+using DifKernelFn = void (*)(DifPassParams);
+DifKernelFn SelectDifKernel(unsigned radix_log, bool scaling) {
+  if (radix_log == 3) return scaling ? DifPassKernel<3, true> : DifPassKernel<3, false>;
+  return scaling ? DifPassKernel<2, true> : DifPassKernel<2, false>;
 }
 
 __global__ void __launch_bounds__(512) BitReverseKernel(BitReverseParams p) {
@@ -62,10 +70,12 @@ __global__ void BuildTwiddlesKernel(Fr* out, const Fr* lo, const Fr* hi, uint32_
 // bit-reversal block's: set once per kernel so launches may exceed 48 KiB.
 void RaiseSharedMemoryLimits() {
   const int dif_bytes = int(size_t(1) << 11) * 32;
-  CUZK_CUDA_CHECK(
-      cudaFuncSetAttribute(DifPassKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
-  CUZK_CUDA_CHECK(
-      cudaFuncSetAttribute(DifPassKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+  for (unsigned radix_log : {2u, 3u}) {
+    for (bool scaling : {false, true}) {
+      CUZK_CUDA_CHECK(cudaFuncSetAttribute(SelectDifKernel(radix_log, scaling),
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+    }
+  }
   CUZK_CUDA_CHECK(cudaFuncSetAttribute(BitReverseKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        int(BitReverseSharedBytes(5))));
 }
@@ -182,43 +192,38 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
       coset ? &impl_->EnsureCoset(log_n, options.coset_shift, IsInverse(kind), stream) : nullptr;
 
   Fr* data = reinterpret_cast<Fr*>(device_data);
-  for (unsigned i = 0; i < plan.num_passes; ++i) {
-    const NttPassPlan& pass = plan.passes[i];
-    DifPassParams p{};
-    p.data = data;
-    p.twiddles = impl_->twiddles.data();
-    if (i == 0 && kind == NttKind::kCosetForward) {
-      p.coset_lo = coset_tables->buf.data();
-      p.coset_hi = coset_tables->buf.data() + coset_tables->lo_count;
-    }
-    p.log_sub = pass.log_sub;
-    p.stages = pass.stages;
-    p.log_cols = pass.log_cols;
-    p.twiddle_log = impl_->twiddle_log;
-    p.inverse = IsInverse(kind);
-    if (options.kernel.radix_log == 3) {
-      DifPassKernel<3><<<pass.blocks, pass.threads, pass.shared_bytes, stream>>>(p);
-    } else {
-      DifPassKernel<2><<<pass.blocks, pass.threads, pass.shared_bytes, stream>>>(p);
-    }
-    CUZK_CUDA_CHECK(cudaGetLastError());
+  // Scratch for the out-of-place passes, stream-ordered from the engine's
+  // pool (kept mapped between calls, so this is cheap after the first call).
+  void* scratch = nullptr;
+  if (NeedsScratch(plan, options.kernel)) {
+    CUZK_CUDA_CHECK(cudaMallocFromPoolAsync(&scratch, n * sizeof(Fr), impl_->pool, stream));
   }
-
-  BitReverseParams br{};
-  br.data = data;
-  br.log_n = log_n;
-  br.tile_bits = plan.bit_reverse.tile_bits;
-  br.scale_mode = ScaleMode::kNone;
-  if (kind == NttKind::kInverse) {
-    br.scale_mode = ScaleMode::kScalar;
-    br.scale = Fr::FromHost(ff::Fr::FromUint64(n).Inverse());
-  } else if (kind == NttKind::kCosetInverse) {
-    br.scale_mode = ScaleMode::kCoset;
-    br.coset_lo = coset_tables->buf.data();
-    br.coset_hi = coset_tables->buf.data() + coset_tables->lo_count;
+  NttTablePointers tables;
+  tables.twiddles = impl_->twiddles.data();
+  tables.twiddle_log = impl_->twiddle_log;
+  if (coset_tables != nullptr) {
+    tables.coset_lo = coset_tables->buf.data();
+    tables.coset_hi = coset_tables->buf.data() + coset_tables->lo_count;
   }
-  BitReverseKernel<<<plan.bit_reverse.blocks, plan.bit_reverse.threads, plan.bit_reverse.shared_bytes, stream>>>(br);
-  CUZK_CUDA_CHECK(cudaGetLastError());
+  const NttRecipe recipe = MakeNttRecipe(plan, options.kernel, kind, data, static_cast<Fr*>(scratch), tables,
+                                         kind == NttKind::kInverse ? Fr::FromHost(ff::Fr::FromUint64(n).Inverse()) : Fr::Zero());
+  try {
+    for (unsigned i = 0; i < recipe.num_passes; ++i) {
+      const NttPassPlan& pass = plan.passes[i];
+      const DifKernelFn kernel = SelectDifKernel(options.kernel.radix_log, PassScales(recipe.passes[i]));
+      kernel<<<pass.blocks, pass.threads, pass.shared_bytes, stream>>>(recipe.passes[i]);
+      CUZK_CUDA_CHECK(cudaGetLastError());
+    }
+    if (recipe.separate_bit_reverse) {
+      const BitReversePlan& b = plan.bit_reverse;
+      BitReverseKernel<<<b.blocks, b.threads, b.shared_bytes, stream>>>(recipe.bit_reverse);
+      CUZK_CUDA_CHECK(cudaGetLastError());
+    }
+  } catch (...) {
+    if (scratch) internal::ReportReleaseError(cudaFreeAsync(scratch, stream), "cudaFreeAsync");
+    throw;
+  }
+  if (scratch) CUZK_CUDA_CHECK(cudaFreeAsync(scratch, stream));
 }
 
 void NttEngine::RunHost(NttKind kind, std::span<ff::Fr> host_data, cudaStream_t stream, const NttOptions& options) {

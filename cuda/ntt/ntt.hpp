@@ -8,10 +8,12 @@
 //   ntt.RunHost(cuda::NttKind::kInverse, pinned_span, stream);      // H2D, NTT, D2H; waits
 //
 // Design (ntt_plan.hpp): radix-2 decimation in frequency in <= 3 passes of
-// <= 10 stages through shared memory (2^27: 3 x 9), then one bit-reversal
-// pass; coset powers are fused into the first pass, n^-1 and inverse coset
-// powers into the bit reversal. The twiddle table w_N^i (i < N/2) lives on
-// the device and is shared by all sizes <= N (2^27: 2 GiB).
+// <= 10 stages through shared memory (2^27: 3 x 9); the last pass writes
+// natural order directly (bit reversal fused, out of place through a scratch
+// buffer of n elements from the engine's memory pool). Coset powers are fused
+// into the first pass, n^-1 and inverse coset powers into the last. The
+// twiddle table w_N^i (i < N/2) lives on the device and is shared by all
+// sizes <= N (2^27: 2 GiB).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

@@ -79,16 +79,36 @@ CUZK_HD Fr CosetFactor(const Fr* lo, const Fr* hi, uint32_t i) {
 // ---------------------------------------------------------------------------
 // DIF pass: stages s-1 .. s-t over groups of 2^t elements (see ntt_plan.hpp).
 
+enum class ScaleMode : uint32_t { kNone = 0, kScalar = 1, kCoset = 2 };
+
+// Multiplies natural-order outputs: by n^-1 (inverse) or by n^-1 g^-i (inverse coset).
+struct OutputScale {
+  ScaleMode mode;
+  Fr scale;      // kScalar
+  const Fr* lo;  // kCoset: output i times lo[i & mask] * hi[i >> 14] (hi includes n^-1)
+  const Fr* hi;
+};
+
+CUZK_HD Fr ScaleOutput(const OutputScale& s, const Fr& v, uint32_t i) {
+  if (s.mode == ScaleMode::kScalar) return v * s.scale;
+  if (s.mode == ScaleMode::kCoset) return v * CosetFactor(s.lo, s.hi, i);
+  return v;
+}
+
 struct DifPassParams {
-  Fr* data;
+  const Fr* src;       // read from here ...
+  Fr* dst;             // ... write here (may equal src: in place)
   const Fr* twiddles;  // w_N^i for i < N/2, N = 2^twiddle_log >= n
   const Fr* coset_lo;  // non-null: multiply element i by g^i while loading (first pass of a coset NTT)
   const Fr* coset_hi;
+  uint32_t log_n;
   uint32_t log_sub;   // s
   uint32_t stages;    // t
   uint32_t log_cols;  // groups per block (log2)
   uint32_t twiddle_log;
-  uint32_t inverse;  // use w^-1: w_N^-i = -w_N^(N/2 - i)
+  uint32_t inverse;          // use w^-1: w_N^-i = -w_N^(N/2 - i)
+  uint32_t bit_reverse_out;  // last pass only (s = t): write natural order, scaled by `scale`
+  OutputScale scale;
 };
 
 // Position q of the block's staging order -> global index and shared slot.
@@ -111,23 +131,67 @@ CUZK_HD void StagedIndex(const DifPassParams& p, uint32_t block, uint32_t q, uin
   slot = (r << p.log_cols) | col;
 }
 
+// The last pass with fused bit reversal takes the groups (contiguous blocks of
+// 2^t) H = block + col 2^(log_n - t - c): their bit-reversed positions
+// rev(H) = rev(block) 2^c + rev_c(col) are consecutive, so for each r the
+// block writes C = 2^c consecutive outputs:
+//   out(H, r) = rev_t(r) 2^(log_n - t) + rev_(log_n - t)(H).
+// Loads stay contiguous within each group. The output overlaps other
+// blocks' inputs: this pass must not run in place (unless it is the only
+// block).
+CUZK_HD void LoadIndex(const DifPassParams& p, uint32_t block, uint32_t q, uint32_t& global, uint32_t& slot) {
+  if (p.bit_reverse_out) {
+    const uint32_t t = p.stages, col = q >> t, r = q & ((1u << t) - 1);
+    global = ((block | (col << (p.log_n - t - p.log_cols))) << t) | r;
+    slot = (r << p.log_cols) | col;
+  } else {
+    StagedIndex(p, block, q, global, slot);
+  }
+}
+
+CUZK_HD void StoreIndex(const DifPassParams& p, uint32_t block, uint32_t q, uint32_t& global, uint32_t& slot) {
+  if (p.bit_reverse_out) {
+    const uint32_t c = p.log_cols, t = p.stages;
+    const uint32_t r = q >> c, j = q & ((1u << c) - 1);
+    slot = (r << c) | ReverseBits(j, c);
+    global = (ReverseBits(r, t) << (p.log_n - t)) | (ReverseBits(block, p.log_n - t - c) << c) | j;
+  } else {
+    StagedIndex(p, block, q, global, slot);
+  }
+}
+
+// Coset powers or output scaling: multiplications in the load/store phases
+// that most passes do not need. Kernels are instantiated with and without
+// them (kScaling) so the plain passes carry no extra registers for them.
+CUZK_HD bool PassScales(const DifPassParams& p) {
+  return p.coset_lo != nullptr || (p.bit_reverse_out && p.scale.mode != ScaleMode::kNone);
+}
+
+template <bool kScaling = true>
 CUZK_HD void DifLoad(const DifPassParams& p, uint32_t block, uint32_t tid, uint32_t nthreads, const SharedPlanes& sm) {
   const uint32_t elems = 1u << (p.stages + p.log_cols);
   for (uint32_t q = tid; q < elems; q += nthreads) {
     uint32_t global, slot;
-    StagedIndex(p, block, q, global, slot);
-    Fr v = LoadFr(p.data + global);
-    if (p.coset_lo != nullptr) v = v * CosetFactor(p.coset_lo, p.coset_hi, global);
+    LoadIndex(p, block, q, global, slot);
+    Fr v = LoadFr(p.src + global);
+    if constexpr (kScaling) {
+      if (p.coset_lo != nullptr) v = v * CosetFactor(p.coset_lo, p.coset_hi, global);
+    }
     sm.Set(slot, v);
   }
 }
 
+template <bool kScaling = true>
 CUZK_HD void DifStore(const DifPassParams& p, uint32_t block, uint32_t tid, uint32_t nthreads, const SharedPlanes& sm) {
   const uint32_t elems = 1u << (p.stages + p.log_cols);
   for (uint32_t q = tid; q < elems; q += nthreads) {
     uint32_t global, slot;
-    StagedIndex(p, block, q, global, slot);
-    StoreFr(p.data + global, sm.Get(slot));
+    StoreIndex(p, block, q, global, slot);
+    Fr v = sm.Get(slot);
+    if constexpr (kScaling) {
+      if (p.bit_reverse_out) v = ScaleOutput(p.scale, v, global);
+    }
+    StoreFr(p.dst + global, v);
   }
 }
 
@@ -187,16 +251,11 @@ CUZK_UNROLL
 // block for mid m also owns m' = rev(m): it loads both tiles, then writes
 // out[(hi, m', lo)] = tileA[rev lo][rev hi] and out[(hi, m, lo)] = tileB[...].
 
-enum class ScaleMode : uint32_t { kNone = 0, kScalar = 1, kCoset = 2 };
-
 struct BitReverseParams {
   Fr* data;
   uint32_t log_n;
   uint32_t tile_bits;
-  ScaleMode scale_mode;
-  Fr scale;            // kScalar: every output times this (n^-1)
-  const Fr* coset_lo;  // kCoset: output i times lo[i & mask] * hi[i >> 14] (hi includes n^-1)
-  const Fr* coset_hi;
+  OutputScale scale;
 };
 
 struct BitReverseTiles {
@@ -224,12 +283,6 @@ CUZK_HD void BitReverseLoad(const BitReverseParams& p, uint32_t block, uint32_t 
   }
 }
 
-CUZK_HD Fr ScaleOutput(const BitReverseParams& p, Fr v, uint32_t i) {
-  if (p.scale_mode == ScaleMode::kScalar) return v * p.scale;
-  if (p.scale_mode == ScaleMode::kCoset) return v * CosetFactor(p.coset_lo, p.coset_hi, i);
-  return v;
-}
-
 CUZK_HD void BitReverseStore(const BitReverseParams& p, uint32_t block, uint32_t tid, uint32_t nthreads,
                              const BitReverseTiles& tiles) {
   const uint32_t c = p.tile_bits, side = 1u << c, stride = side + 1;
@@ -238,10 +291,10 @@ CUZK_HD void BitReverseStore(const BitReverseParams& p, uint32_t block, uint32_t
     const uint32_t hi = q >> c, lo = q & (side - 1);
     const uint32_t src = ReverseBits(lo, c) * stride + ReverseBits(hi, c);
     const uint32_t out_a = (hi << (p.log_n - c)) | (m2 << c) | lo;
-    StoreFr(p.data + out_a, ScaleOutput(p, tiles.a.Get(src), out_a));
+    StoreFr(p.data + out_a, ScaleOutput(p.scale, tiles.a.Get(src), out_a));
     if (m2 != m) {
       const uint32_t out_b = (hi << (p.log_n - c)) | (m << c) | lo;
-      StoreFr(p.data + out_b, ScaleOutput(p, tiles.b.Get(src), out_b));
+      StoreFr(p.data + out_b, ScaleOutput(p.scale, tiles.b.Get(src), out_b));
     }
   }
 }

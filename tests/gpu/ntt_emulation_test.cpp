@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda/ntt/ntt_phases.hpp"
+#include "cuda/ntt/ntt_recipe.hpp"
 #include "cuda/ntt/ntt_tables.hpp"
 #include "cuda/testing/reference_ntt.hpp"
 #include "tests/support/test_seed.hpp"
@@ -43,22 +44,23 @@ std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, u
     coset_hi = ToDevice(c.hi);
   }
 
-  for (unsigned pi = 0; pi < plan.num_passes; ++pi) {
+  NttTablePointers tables;
+  tables.twiddles = twiddles.data();
+  tables.twiddle_log = twiddle_log;
+  tables.coset_lo = coset ? coset_lo.data() : nullptr;
+  tables.coset_hi = coset ? coset_hi.data() : nullptr;
+  std::vector<Fr> scratch(NeedsScratch(plan, config) ? data.size() : 0, Fr::FromHost(ff::Fr::FromUint64(99)));
+  const NttRecipe recipe = MakeNttRecipe(plan, config, kind, data.data(), scratch.data(), tables,
+                                         Fr::FromHost(ff::Fr::FromUint64(input.size()).Inverse()));
+  for (unsigned pi = 0; pi < recipe.num_passes; ++pi) {
     const NttPassPlan& pass = plan.passes[pi];
-    DifPassParams p{};
-    p.data = data.data();
-    p.twiddles = twiddles.data();
-    if (pi == 0 && kind == NttKind::kCosetForward) {
-      p.coset_lo = coset_lo.data();
-      p.coset_hi = coset_hi.data();
-    }
-    p.log_sub = pass.log_sub;
-    p.stages = pass.stages;
-    p.log_cols = pass.log_cols;
-    p.twiddle_log = twiddle_log;
-    p.inverse = IsInverse(kind);
+    const DifPassParams& p = recipe.passes[pi];
     const uint32_t elems = 1u << (pass.stages + pass.log_cols);
     EXPECT_EQ(pass.shared_bytes, size_t(elems) * 32);
+    // Out-of-place passes: poison the destination so unwritten elements show.
+    if (p.dst != p.src) {
+      for (size_t i = 0; i < data.size(); ++i) p.dst[i] = Fr::FromHost(ff::Fr::FromUint64(1000 + i));
+    }
     for (uint32_t block = 0; block < pass.blocks; ++block) {
       std::vector<Word4> smem(2 * elems);
       SharedPlanes sm{smem.data(), smem.data() + elems};
@@ -74,28 +76,18 @@ std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, u
     }
   }
 
-  BitReverseParams br{};
-  br.data = data.data();
-  br.log_n = log_n;
-  br.tile_bits = plan.bit_reverse.tile_bits;
-  br.scale_mode = ScaleMode::kNone;
-  if (kind == NttKind::kInverse) {
-    br.scale_mode = ScaleMode::kScalar;
-    br.scale = Fr::FromHost(ff::Fr::FromUint64(uint64_t(1) << log_n).Inverse());
-  } else if (kind == NttKind::kCosetInverse) {
-    br.scale_mode = ScaleMode::kCoset;
-    br.coset_lo = coset_lo.data();
-    br.coset_hi = coset_hi.data();
-  }
-  for (uint32_t block = 0; block < plan.bit_reverse.blocks; ++block) {
-    if (!BitReverseOwnsBlock(br, block)) continue;
-    std::vector<Word4> smem(plan.bit_reverse.shared_bytes / sizeof(Word4));
-    const BitReverseTiles tiles = MakeBitReverseTiles(smem.data(), br.tile_bits);
-    for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
-      BitReverseLoad(br, block, tid, plan.bit_reverse.threads, tiles);
-    }
-    for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
-      BitReverseStore(br, block, tid, plan.bit_reverse.threads, tiles);
+  if (recipe.separate_bit_reverse) {
+    const BitReverseParams& br = recipe.bit_reverse;
+    for (uint32_t block = 0; block < plan.bit_reverse.blocks; ++block) {
+      if (!BitReverseOwnsBlock(br, block)) continue;
+      std::vector<Word4> smem(plan.bit_reverse.shared_bytes / sizeof(Word4));
+      const BitReverseTiles tiles = MakeBitReverseTiles(smem.data(), br.tile_bits);
+      for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
+        BitReverseLoad(br, block, tid, plan.bit_reverse.threads, tiles);
+      }
+      for (uint32_t tid = 0; tid < plan.bit_reverse.threads; ++tid) {
+        BitReverseStore(br, block, tid, plan.bit_reverse.threads, tiles);
+      }
     }
   }
 
@@ -158,10 +150,12 @@ struct EmulationCase {
 TEST(NttEmulationTest, AllKindsMatchReference) {
   auto rng = test::SeededRng();
   const EmulationCase cases[] = {
-      {{3, 11, 10}, 0},  // production config
-      {{2, 10, 10}, 2},  // radix-4 rounds, larger twiddle table
-      {{3, 5, 3}, 0},    // up to 4 passes, several groups per block
-      {{2, 4, 2}, 1},    // many passes of 1-2 stages
+      {{3, 11, 10, true}, 0},   // radix-8 rounds, fused bit reversal
+      {{2, 10, 10, true}, 2},   // radix-4 rounds, larger twiddle table
+      {{2, 10, 10, false}, 0},  // separate bit-reversal pass
+      {{3, 5, 3, true}, 0},     // up to 4 passes, several groups per block
+      {{3, 5, 3, false}, 1},
+      {{2, 4, 2, true}, 1},     // many passes of 1-2 stages
   };
   const ff::Fr shifts[] = {ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator), ff::Fr::FromUint64(5)};
   for (const auto& c : cases) {
@@ -175,7 +169,8 @@ TEST(NttEmulationTest, AllKindsMatchReference) {
         const auto got = EmulateNtt(kind, a, log_n + c.extra_twiddle_bits, c.config, shift);
         ASSERT_EQ(got, expected) << KindName(kind) << " log_n=" << log_n << " radix_log=" << c.config.radix_log
                                  << " log_block_elems=" << c.config.log_block_elems
-                                 << " max_pass_stages=" << c.config.max_pass_stages;
+                                 << " max_pass_stages=" << c.config.max_pass_stages
+                                 << " fuse_bit_reverse=" << c.config.fuse_bit_reverse;
       }
     }
   }

@@ -36,23 +36,28 @@ TEST(NttGpuTest, DeviceResidentMatchesCpuForAllKindsAndVariants) {
   auto rng = test::SeededRng();
   NttEngine engine(0);
   Stream stream;
-  for (unsigned radix_log : {3u, 2u}) {
-    NttOptions opt;
-    opt.kernel.radix_log = radix_log;
-    opt.kernel.log_block_elems = radix_log == 3 ? 11 : 10;
-    for (unsigned log_n : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 13u, 15u, 16u, 19u, 20u, 21u, 22u}) {
-      const size_t n = size_t(1) << log_n;
-      const auto input = RandomVector(rng, n);
-      DeviceBuffer<ff::Fr> buf(n);
-      std::vector<ff::Fr> got(n);
-      for (NttKind kind : kAllKinds) {
-        auto want = input;
-        testing::ReferenceNtt(want, ReferenceKind(kind));
+  const NttKernelConfig configs[] = {
+      {2, 10, 10, true},   // default: radix-4, fused bit reversal
+      {3, 11, 10, true},   // radix-8
+      {2, 10, 10, false},  // separate bit-reversal pass
+  };
+  for (unsigned log_n : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 13u, 15u, 16u, 19u, 20u, 21u, 22u}) {
+    const size_t n = size_t(1) << log_n;
+    const auto input = RandomVector(rng, n);
+    DeviceBuffer<ff::Fr> buf(n);
+    std::vector<ff::Fr> got(n);
+    for (NttKind kind : kAllKinds) {
+      auto want = input;
+      testing::ReferenceNtt(want, ReferenceKind(kind));
+      for (const NttKernelConfig& config : configs) {
+        NttOptions opt;
+        opt.kernel = config;
         buf.CopyFromHost(input, stream);
         engine.Run(kind, buf.data(), n, stream, opt);
         buf.CopyToHost(got, stream);
         stream.Synchronize();
-        ASSERT_EQ(got, want) << "kind " << int(kind) << " log_n=" << log_n << " radix_log=" << radix_log;
+        ASSERT_EQ(got, want) << "kind " << int(kind) << " log_n=" << log_n << " radix_log=" << config.radix_log
+                             << " fuse_bit_reverse=" << config.fuse_bit_reverse;
       }
     }
   }

@@ -4,7 +4,7 @@
 //
 //   cuzk-gpu-bench info
 //   cuzk-gpu-bench field [--n 1048576]
-//   cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 3,2]
+//   cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3] [--fuse 1,0]
 //                      [--warmups 2] [--repeats 5] [--seed N]
 #include <cstdio>
 #include <exception>
@@ -24,8 +24,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: cuzk-gpu-bench info\n"
                "       cuzk-gpu-bench field [--n N]\n"
-               "       cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 3]\n"
-               "                          [--warmups 2] [--repeats 5] [--seed N]\n");
+               "       cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3]\n"
+               "                          [--fuse 1,0] [--warmups 2] [--repeats 5] [--seed N]\n");
   return 2;
 }
 

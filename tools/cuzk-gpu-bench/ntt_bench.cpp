@@ -2,7 +2,9 @@
 // forward, inverse, coset inverse; host pinned round trip incl. H2D + D2H;
 // H2D/D2H bandwidth) and checks results bit-exactly:
 //   - sizes <= --check-max-log: forward, coset forward and the host round
-//     trip against the CPU reference NTT (cuda/testing/reference_ntt.hpp);
+//     trip against the engine's CPU NTT (poly::Ntt, poly::CosetNtt, all host
+//     threads); up to 2^20 that CPU result is also compared with the
+//     independent plain reference (cuda/testing/reference_ntt.hpp);
 //   - every size: inverse(forward(x)) == x and coset-inverse(coset(x)) == x
 //     on the GPU (with forward checked, this pins the inverse down exactly).
 // Timings: --warmups (2) untimed runs, then the median of --repeats (5),
@@ -18,6 +20,7 @@
 #include "cuda/runtime/device_buffer.hpp"
 #include "cuda/runtime/device_info.hpp"
 #include "cuda/testing/reference_ntt.hpp"
+#include "engine/poly/ntt.hpp"
 #include "tools/cuzk-gpu-bench/bench_util.hpp"
 
 namespace cuzk::gpubench {
@@ -37,6 +40,7 @@ const std::map<unsigned, Anchor> kSppark = {
 
 struct Row {
   unsigned log_n = 0, radix_log = 0;
+  bool fused = true;
   Stats fwd, coset, inv, coset_inv, host;
   double h2d_gbs = 0, d2h_gbs = 0;
   std::string check;
@@ -73,7 +77,8 @@ std::string Verdict(const char* what, std::span<const ff::Fr> got, std::span<con
 int RunNtt(const Args& args) {
   const std::vector<unsigned> sizes = args.GetList("log-sizes", "10-27");
   const unsigned check_max = unsigned(args.GetInt("check-max-log", 27));
-  const std::vector<unsigned> radix_logs = args.GetList("radix-logs", "3");
+  const std::vector<unsigned> radix_logs = args.GetList("radix-logs", "2");
+  const std::vector<unsigned> fuse_list = args.GetList("fuse", "1");
   const int warmups = int(args.GetInt("warmups", 2)), repeats = int(args.GetInt("repeats", 5));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
   std::printf("cuzk-gpu-bench ntt: seed=%llu warmups=%d repeats=%d check-max-log=%u (CPU reference up to 2^%u, "
@@ -103,13 +108,22 @@ int RunNtt(const Args& args) {
     FillRandom<ff::Fr>(input, seed + log_n);
     std::vector<ff::Fr> want_fwd, want_coset;
     const bool cpu_check = log_n <= check_max;
+    std::string ref_note;
     if (cpu_check) {
       t0 = std::chrono::steady_clock::now();
       want_fwd = input;
-      cuda::testing::ReferenceNtt(want_fwd, cuda::testing::ReferenceNttKind::kForward);
+      poly::Ntt(want_fwd);
       want_coset = input;
-      cuda::testing::ReferenceNtt(want_coset, cuda::testing::ReferenceNttKind::kCosetForward);
-      std::printf("2^%u: CPU reference (forward + coset) %.2f s\n", log_n, Seconds(t0));
+      poly::CosetNtt(want_coset);
+      std::printf("2^%u: CPU poly::Ntt + poly::CosetNtt %.2f s\n", log_n, Seconds(t0));
+      if (log_n <= 20) {
+        auto plain_fwd = input, plain_coset = input;
+        cuda::testing::ReferenceNtt(plain_fwd, cuda::testing::ReferenceNttKind::kForward);
+        cuda::testing::ReferenceNtt(plain_coset, cuda::testing::ReferenceNttKind::kCosetForward);
+        const bool agree = plain_fwd == want_fwd && plain_coset == want_coset;
+        ref_note = agree ? "cpu-refs-agree " : "CPU-REFS-DISAGREE ";
+        all_ok &= agree;
+      }
     }
     cuda::PinnedBuffer<ff::Fr> pinned(n);
     cuda::DeviceBuffer<ff::Fr> dbuf(n);
@@ -123,13 +137,16 @@ int RunNtt(const Args& args) {
       return std::span<const ff::Fr>(pinned.data(), n);
     };
 
-    for (unsigned radix_log : radix_logs) {
+    for (unsigned radix_log : radix_logs) for (unsigned fuse : fuse_list) {
       Row row;
       row.log_n = log_n;
       row.radix_log = radix_log;
+      row.fused = fuse != 0;
+      row.check = ref_note;
       cuda::NttOptions opt;
       opt.kernel.radix_log = radix_log;
       opt.kernel.log_block_elems = radix_log == 3 ? 11 : 10;
+      opt.kernel.fuse_bit_reverse = fuse != 0;
       auto run = [&](NttKind k) { engine.Run(k, dbuf.data(), n, stream, opt); };
       bool ok = true;
       // Correctness first, on fresh copies of the input.
@@ -161,9 +178,9 @@ int RunNtt(const Args& args) {
       row.h2d_gbs = bytes / (h2d.median * 1e6);
       row.d2h_gbs = bytes / (d2h.median * 1e6);
       all_ok &= ok;
-      std::printf("2^%-2u radix%u fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
+      std::printf("2^%-2u radix%u %s fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
                   "H2D %.1f GB/s D2H %.1f GB/s  %s\n",
-                  log_n, 1u << radix_log, row.fwd.median, row.fwd.min, row.fwd.max, row.coset.median,
+                  log_n, 1u << radix_log, row.fused ? "fused" : "bitrev-pass", row.fwd.median, row.fwd.min, row.fwd.max, row.coset.median,
                   row.inv.median, row.coset_inv.median, row.host.median, row.h2d_gbs, row.d2h_gbs,
                   row.check.c_str());
       std::fflush(stdout);
@@ -171,7 +188,7 @@ int RunNtt(const Args& args) {
     }
   }
 
-  std::printf("\n| lg n | radix | fwd ms | coset ms | inv ms | icoset ms | host rt ms | H2D GB/s | D2H GB/s | "
+  std::printf("\n| lg n | variant | fwd ms | coset ms | inv ms | icoset ms | host rt ms | H2D GB/s | D2H GB/s | "
               "sppark fwd / coset / host | check |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     auto it = kSppark.find(r.log_n);
@@ -179,7 +196,8 @@ int RunNtt(const Args& args) {
     if (it != kSppark.end()) {
       std::snprintf(sp, sizeof sp, "%.3f / %.3f / %.2f", it->second.forward, it->second.coset, it->second.host);
     }
-    std::printf("| %u | %u | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n, 1u << r.radix_log,
+    std::printf("| %u | r%u%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n,
+                1u << r.radix_log, r.fused ? "" : "+bitrev",
                 r.fwd.median, r.coset.median, r.inv.median, r.coset_inv.median, r.host.median, r.h2d_gbs, r.d2h_gbs,
                 sp, r.check.find("FAIL") == std::string::npos ? "PASS " : "FAIL ");
   }

@@ -20,7 +20,7 @@ for t in field_emulation_test ntt_emulation_test field_gpu_test ntt_gpu_test; do
   fi
 done
 "$bin/cuzk-gpu-bench" field 2>&1 | tee "$out/field.log" || status=1
-"$bin/cuzk-gpu-bench" ntt --log-sizes "$sizes" --radix-logs "${CUZK_RADIX_LOGS:-3,2}" 2>&1 | tee "$out/ntt.log" || status=1
+"$bin/cuzk-gpu-bench" ntt --log-sizes "$sizes" --radix-logs "${CUZK_RADIX_LOGS:-2,3}" --fuse "${CUZK_FUSE:-1,0}" 2>&1 | tee "$out/ntt.log" || status=1
 echo "== summary =="
 grep -E '^\| |overall' "$out/ntt.log"
 grep -E 'FAIL|throughput' "$out/field.log"
