@@ -9,6 +9,12 @@
 //   CosetNtt:       multiply a_j by g^j (g = shift, default 7), then Ntt:
 //                   evaluations on the coset g * <w>
 //   InverseCosetNtt: InverseNtt, then multiply a_j by g^-j
+//
+// In place: besides the array, a transform uses the shared twiddle cache
+// (<= 1 MiB, built on first use) and, above 2^12, a 2^(floor(k/2)) * 256 byte
+// buffer per thread (2 MiB at 2^27); sizes up to 2^12 run on the calling
+// thread. Results do not depend on the thread count. Groth16's H pipeline is
+// EvaluationDomain::ComputeGroth16H (evaluation_domain.hpp).
 #include <span>
 
 #include "engine/ff/fr.hpp"
@@ -19,7 +25,8 @@ struct NttOptions {
   unsigned threads = 0;  // 0 = all hardware threads
 };
 
-// a.size() must be a power of two <= 2^27 (std::invalid_argument otherwise).
+// a.size() must be a power of two <= 2^27 and a coset shift non-zero
+// (std::invalid_argument otherwise).
 void Ntt(std::span<ff::Fr> a, const NttOptions& options = {});
 void InverseNtt(std::span<ff::Fr> a, const NttOptions& options = {});
 void CosetNtt(std::span<ff::Fr> a, const NttOptions& options = {},
