@@ -62,7 +62,8 @@ run() {
   fi
 }
 
-run "$circom2" "$src" --prime bls12381 --r1cs --wasm -o .
+# circom2 (circom as WASI) resolves includes from its working directory.
+(cd "$here/circuits" && run "$circom2" "$circuit.circom" --prime bls12381 --r1cs --wasm -o "$tmp")
 mv "$circuit.r1cs" circuit.r1cs
 mv "${circuit}_js/$circuit.wasm" circuit.wasm
 printf '%s\n' "$input" > input.json

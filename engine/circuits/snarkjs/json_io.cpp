@@ -14,7 +14,7 @@ namespace {
 using OrderedJson = nlohmann::ordered_json;
 using Json = nlohmann::json;
 
-// bfj {space: 1} == JSON.stringify(v, null, 1) == nlohmann's dump(1) for
+// bfj {space: 1} == JSON.stringify(v, null, 1) == nlohmann's dump(1) for non-empty
 // objects, arrays and ASCII strings (checked byte for byte against snarkjs's
 // files in tests/engine/snarkjs_interop_test.cpp).
 std::string Dump(const OrderedJson& j) { return j.dump(1); }
@@ -192,6 +192,8 @@ std::string ProofToJson(const groth16::Proof& proof) {
 }
 
 std::string PublicSignalsToJson(std::span<const ff::Fr> signals) {
+  // bfj breaks the line even inside an empty array (JSON.stringify would write "[]").
+  if (signals.empty()) return "[\n]";
   OrderedJson j = OrderedJson::array();
   for (const auto& s : signals) j.push_back(ToDecimal(s));
   return Dump(j);

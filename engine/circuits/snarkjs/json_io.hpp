@@ -8,6 +8,7 @@
 //   proof.json:  {"pi_a": [x, y, "1"], "pi_b": [[x.c0, x.c1], [y.c0, y.c1], ["1", "0"]],
 //                 "pi_c": [x, y, "1"], "protocol": "groth16", "curve": "bls12381"}
 //   public.json: ["s1", "s2", ...]            public signals, ONE excluded
+//                (none: "[\n]", bfj's empty array, where JSON.stringify writes "[]")
 //   verification_key.json: {"protocol", "curve", "nPublic", "vk_alpha_1",
 //                 "vk_beta_2", "vk_gamma_2", "vk_delta_2", "vk_alphabeta_12", "IC"}
 //                 vk_alphabeta_12 = e(alpha, beta) as [[[c0.c0.c0, c0.c0.c1], ...], [...]]
