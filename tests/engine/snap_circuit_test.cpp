@@ -8,19 +8,44 @@
 // first failing row), and the native witness path must equal the gadget path.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cstdio>
+#include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/circuits/snapdeals/counting_cs.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/circuits/snapdeals/gadgets/insert.hpp"
+#include "engine/circuits/snapdeals/gadgets/num.hpp"
+#include "engine/circuits/snapdeals/gadgets/por.hpp"
+#include "engine/circuits/snapdeals/gadgets/poseidon.hpp"
+#include "engine/circuits/snapdeals/gadgets/select.hpp"
+#include "engine/circuits/snapdeals/gadgets/sha256.hpp"
+#include "engine/circuits/snapdeals/gadgets/tree_d_hash.hpp"
+#include "engine/circuits/snapdeals/native/poseidon.hpp"
+#include "engine/circuits/snapdeals/native/sha256.hpp"
+#include "engine/circuits/snapdeals/native/test_sector.hpp"
+#include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/r1cs/checking.hpp"
+#include "engine/r1cs/record.hpp"
+#include "engine/r1cs/witness.hpp"
+#include "tests/support/test_seed.hpp"
 
 namespace cuzk::snapdeals {
 namespace {
 
+using ff::Fr;
 using filecoin::SectorShape;
+using gadgets::AllocatedBit;
+using gadgets::Boolean;
+using r1cs::Variable;
+
+Fr FromLimbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) { return Fr::FromCanonical(ff::Limbs<4>{l0, l1, l2, l3}); }
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -69,6 +94,466 @@ TEST(SnapCircuitCount, TwoKiBDensitiesMatchTheR1csModel) {
   EXPECT_EQ(d.counts.inputs + d.a_dense_aux, 1697194u);
   EXPECT_EQ(d.b_dense_inputs, 1u);
   EXPECT_EQ(d.b_dense_inputs + d.b_dense_aux, 444404u);
+}
+
+
+// ---- gadget harness ----------------------------------------------------------------
+
+// Runs `gadget(cs)` in CheckingCS, WitnessCS, RecordingCS and CountingCS and
+// checks that they agree on the shape (and the two value modes on the values).
+// Returns the CheckingCS (for values and the satisfaction verdict).
+template <class Gadget>
+r1cs::CheckingCS RunEverywhere(Gadget&& gadget) {
+  r1cs::CheckingCS check;
+  gadget(check);
+  r1cs::WitnessCS witness;
+  gadget(witness);
+  r1cs::RecordingCS record;
+  gadget(record);
+  CountingCS count;
+  gadget(count);
+  EXPECT_EQ(witness.num_aux(), check.num_aux());
+  EXPECT_EQ(witness.num_constraints(), check.num_constraints());
+  EXPECT_EQ(record.num_aux(), check.num_aux());
+  EXPECT_EQ(record.num_constraints(), check.num_constraints());
+  EXPECT_EQ(count.num_aux(), check.num_aux());
+  EXPECT_EQ(count.num_constraints(), check.num_constraints());
+  r1cs::CheckingCS copy = check;
+  r1cs::Assignment a = copy.TakeAssignment();
+  r1cs::Assignment b = witness.TakeAssignment();
+  EXPECT_TRUE(a.values == b.values) << "WitnessCS and CheckingCS assignments differ";
+  return check;
+}
+
+std::vector<Fr> RandomFrs(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(Fr::Random(rng));
+  return v;
+}
+
+template <class CS>
+std::vector<Variable> AllocNums(CS& cs, std::span<const Fr> values) {
+  std::vector<Variable> out;
+  for (const Fr& x : values) out.push_back(cs.Alloc("input", x));
+  return out;
+}
+
+// ---- booleans ----------------------------------------------------------------------
+
+// Every kind combination of bellpepper's xor/and/ch/maj against the truth table.
+TEST(SnapGadgetBoolean, OperationsMatchTruthTablesForEveryKind) {
+  for (unsigned kinds = 0; kinds < 64; ++kinds) {     // 4 kinds (C0, C1, Is, Not) for a, b, c
+    for (unsigned values = 0; values < 8; ++values) {  // variable values
+      r1cs::CheckingCS cs;
+      Boolean in[3];
+      bool expect[3];
+      for (unsigned i = 0; i < 3; ++i) {
+        unsigned kind = (kinds >> (2 * i)) & 3;
+        bool v = (values >> i) & 1;
+        if (kind < 2) {
+          in[i] = Boolean::Constant(kind == 1);
+          expect[i] = kind == 1;
+        } else {
+          AllocatedBit b = gadgets::AllocBit(cs, v);
+          in[i] = kind == 2 ? Boolean::Is(b) : Boolean::Not(b);
+          expect[i] = kind == 2 ? v : !v;
+        }
+      }
+      const bool a = expect[0], b = expect[1], c = expect[2];
+      Boolean x = gadgets::Xor(cs, in[0], in[1]);
+      Boolean y = gadgets::And(cs, in[0], in[1]);
+      Boolean ch = gadgets::Sha256Ch(cs, in[0], in[1], in[2]);
+      Boolean maj = gadgets::Sha256Maj(cs, in[0], in[1], in[2]);
+      ASSERT_EQ(x.Value(), a != b);
+      ASSERT_EQ(y.Value(), a && b);
+      ASSERT_EQ(ch.Value(), (a && b) != (!a && c));
+      ASSERT_EQ(maj.Value(), int(a) + int(b) + int(c) >= 2);
+      ASSERT_TRUE(cs.is_satisfied()) << cs.first_failure()->name;
+      // The Booleans' values agree with the variables they stand for.
+      for (const Boolean& r : {x, y, ch, maj}) {
+        if (!r.is_constant()) {
+          ASSERT_EQ(cs.Value(r.var()), r.bit().value ? Fr::One() : Fr::Zero());
+        }
+      }
+    }
+  }
+}
+
+TEST(SnapGadgetBoolean, ConstantOperandsAllocateNothing) {
+  CountingCS cs;
+  Boolean t = Boolean::Constant(true), f = Boolean::Constant(false);
+  AllocatedBit v = gadgets::AllocBit(cs, false);
+  const uint64_t base = cs.num_constraints();
+  gadgets::Xor(cs, Boolean::Is(v), t);
+  gadgets::And(cs, Boolean::Is(v), t);
+  gadgets::And(cs, Boolean::Is(v), f);
+  gadgets::Sha256Ch(cs, f, Boolean::Is(v), Boolean::Is(v));
+  EXPECT_EQ(cs.num_constraints(), base);
+  gadgets::Sha256Maj(cs, Boolean::Is(v), Boolean::Is(v), Boolean::Is(v));  // maj + (b and c)
+  EXPECT_EQ(cs.num_constraints(), base + 2);
+}
+
+// ---- num helpers -------------------------------------------------------------------
+
+TEST(SnapGadgetNum, BitDecompositionsAndPacking) {
+  auto rng = test::SeededRng();
+  const Fr x = Fr::Random(rng);
+  auto cs = RunEverywhere([&](auto& cs) {
+    Variable v = cs.Alloc("x", x);
+    auto bits = gadgets::ToBitsLe(cs, v);                       // 255 + 1 rows
+    auto bits2 = gadgets::AllocatedNumToAllocatedBits(cs, v);   // 255 + 1 rows
+    std::vector<Boolean> le;
+    for (const auto& b : bits) le.push_back(Boolean::Is(b));
+    gadgets::PackBits(cs, le);                                  // first 254 bits
+    (void)bits2;
+  });
+  EXPECT_TRUE(cs.is_satisfied());
+  EXPECT_EQ(cs.num_constraints(), 256u + 256u + 1u);
+  EXPECT_EQ(cs.num_aux(), 1u + 255u + 255u + 1u);
+  // bits are x's canonical bits; the packing keeps 254 of them.
+  const auto limbs = x.ToCanonical();
+  for (unsigned i = 0; i < 255; ++i) {
+    ASSERT_EQ(cs.Value(Variable::Aux(1 + i)), Fr::FromUint64((limbs[i / 64] >> (i % 64)) & 1));
+  }
+  ff::Limbs<4> low = limbs;
+  low[3] &= ~(uint64_t(1) << 62);
+  EXPECT_EQ(cs.Value(Variable::Aux(cs.num_aux() - 1)), Fr::FromCanonical(low));
+}
+
+// ---- Poseidon ----------------------------------------------------------------------
+
+// neptune's circuit test: 3 (t*R_F + R_P - 1) + (t*R_F + R_P - arity) rows.
+TEST(SnapGadgetPoseidon, MatchesNativeHashAndNeptuneCounts) {
+  auto rng = test::SeededRng();
+  struct Case { unsigned arity; uint64_t rows; };
+  for (Case c : {Case{2, 311}, Case{4, 377}, Case{8, 505}, Case{11, 598}}) {
+    EXPECT_EQ(gadgets::PoseidonConstraints(c.arity), c.rows);
+    for (const Fr& tag : {MerkleTreeTag(c.arity), CustomTag(1), Fr::Random(rng)}) {
+      std::vector<Fr> pre = RandomFrs(c.arity, rng);
+      Variable out;
+      auto cs = RunEverywhere([&](auto& cs) {
+        auto vars = AllocNums(cs, pre);
+        out = gadgets::PoseidonHash(cs, std::span<const Variable>(vars), tag);
+      });
+      ASSERT_TRUE(cs.is_satisfied()) << cs.first_failure()->name;
+      EXPECT_EQ(cs.Value(out), PoseidonHash(pre, tag)) << "arity " << c.arity;
+      EXPECT_EQ(cs.num_constraints(), c.rows) << "arity " << c.arity;
+      EXPECT_EQ(cs.num_aux(), c.arity + c.rows) << "arity " << c.arity;
+    }
+  }
+}
+
+// Spec section 11: neptune hash_values vectors (MerkleTree tag, preimage 0..arity-1), in circuit.
+TEST(SnapGadgetPoseidon, NeptuneVectorsInCircuit) {
+  struct Case { unsigned arity; Fr expected; };
+  const Case cases[] = {
+      {2, FromLimbs(0x2e203c369a02e7ff, 0xa6fba9339d05a69d, 0x739e0fd902efe161, 0x396508d75e76a56b)},
+      {4, FromLimbs(0x019814ff6662075d, 0xfb6b4605bf1327ec, 0x00db3c6579229399, 0x58a54b10a9e5848a)},
+      {8, FromLimbs(0x2a9934f56d38a5e6, 0x4b682e9d9cc4aed9, 0x1201004211677077, 0x2394611da3a5de55)},
+      {11, FromLimbs(0xcee3bbc32b693163, 0x09f3dcd8ccb08fc1, 0x6ca537e232ebe87a, 0x0c0fc1b2e5227f28)},
+  };
+  for (const auto& c : cases) {
+    r1cs::CheckingCS cs;
+    std::vector<Variable> in;
+    for (unsigned i = 0; i < c.arity; ++i) in.push_back(cs.Alloc("x", Fr::FromUint64(i)));
+    Variable out = gadgets::PoseidonHash(cs, std::span<const Variable>(in), MerkleTreeTag(c.arity));
+    EXPECT_TRUE(cs.is_satisfied());
+    EXPECT_EQ(cs.Value(out), c.expected) << "arity " << c.arity;
+  }
+}
+
+// A wrong S-box value is caught, and named.
+TEST(SnapGadgetPoseidon, TamperedWitnessFailsANamedRow) {
+  r1cs::RecordingCS record({.record_names = true});
+  const Variable in0 = record.Alloc("a", Fr()), in1 = record.Alloc("b", Fr());
+  const Variable pre[2] = {in0, in1};
+  {
+    auto ns = r1cs::Namespace(record, "poseidon");
+    gadgets::PoseidonHash(record, pre, CustomTag(1));
+  }
+  r1cs::CompiledCircuit circuit = std::move(record).Finish();
+  r1cs::WitnessCS w;
+  const Variable win[2] = {w.Alloc("a", Fr::FromUint64(5)), w.Alloc("b", Fr::FromUint64(9))};
+  gadgets::PoseidonHash(w, win, CustomTag(1));
+  r1cs::Assignment z = w.TakeAssignment();
+  EXPECT_TRUE(r1cs::IsSatisfied(circuit, z.values));
+  z.values[z.num_inputs + 100] += Fr::One();
+  r1cs::ConstraintFailure f;
+  EXPECT_FALSE(r1cs::IsSatisfied(circuit, z.values, &f));
+  EXPECT_NE(f.name.find("poseidon/"), std::string::npos) << f.name;
+}
+
+// ---- SHA-256 -----------------------------------------------------------------------
+
+std::vector<Boolean> AllocMessageBits(r1cs::CheckingCS& cs, std::span<const uint8_t> bytes) {
+  std::vector<Boolean> bits;
+  for (uint8_t byte : bytes)
+    for (int j = 7; j >= 0; --j) bits.push_back(Boolean::Is(gadgets::AllocBit(cs, (byte >> j) & 1)));
+  return bits;
+}
+
+std::vector<uint8_t> DigestBytes(const std::vector<Boolean>& bits) {
+  std::vector<uint8_t> out(bits.size() / 8);
+  for (size_t i = 0; i < bits.size(); ++i) out[i / 8] |= uint8_t(bits[i].Value()) << (7 - i % 8);
+  return out;
+}
+
+// bellperson sha256.rs test anchors and the native SHA-256 on many lengths.
+TEST(SnapGadgetSha256, MatchesNativeAndBellpersonCounts) {
+  auto rng = test::SeededRng();
+  for (size_t len : {0, 1, 3, 31, 55, 56, 63, 64, 65, 100, 119, 120, 200}) {
+    std::vector<uint8_t> msg(len);
+    for (auto& b : msg) b = uint8_t(rng());
+    r1cs::CheckingCS cs;
+    auto bits = AllocMessageBits(cs, msg);
+    auto digest = gadgets::Sha256(cs, bits);
+    ASSERT_TRUE(cs.is_satisfied()) << len << ": " << cs.first_failure()->name;
+    Sha256Digest expect = Sha256Hash(msg);
+    EXPECT_EQ(DigestBytes(digest), std::vector<uint8_t>(expect.begin(), expect.end())) << "length " << len;
+  }
+  // One compression of 512 allocated bits: 25,840 rows; sha256 of 512 allocated bits: 44,874.
+  std::vector<uint8_t> block(64);
+  for (auto& b : block) b = uint8_t(rng());
+  {
+    r1cs::CheckingCS cs;
+    auto bits = AllocMessageBits(cs, block);
+    gadgets::Sha256Compression(cs, bits, gadgets::Sha256IvWords());
+    EXPECT_EQ(cs.num_constraints() - 512, 25840u);
+    EXPECT_TRUE(cs.is_satisfied());
+  }
+  {
+    auto cs = RunEverywhere([&](auto& cs) {
+      std::vector<Boolean> bits;
+      for (uint8_t byte : block)
+        for (int j = 7; j >= 0; --j) bits.push_back(Boolean::Is(gadgets::AllocBit(cs, (byte >> j) & 1)));
+      gadgets::Sha256(cs, bits);
+    });
+    EXPECT_EQ(cs.num_constraints() - 512, 44874u);
+    EXPECT_TRUE(cs.is_satisfied());
+  }
+  // bellperson test_blank_hash: an all-constant block makes no rows.
+  {
+    r1cs::CheckingCS cs;
+    std::vector<Boolean> bits(512, Boolean::Constant(false));
+    bits[0] = Boolean::Constant(true);
+    auto out = gadgets::Sha256Compression(cs, bits, gadgets::Sha256IvWords());
+    EXPECT_EQ(cs.num_constraints(), 0u);
+    EXPECT_EQ(out[0].value, 0xe3b0c442u);
+  }
+}
+
+// The TreeD node: native TreeDHash, 45,379 rows, 45,331 aux (spec 6.2), the
+// spec-11 vector hash2(0, 0).
+TEST(SnapGadgetTreeD, NodeMatchesNativeHashAndSpecCounts) {
+  auto rng = test::SeededRng();
+  std::vector<std::pair<Fr, Fr>> cases = {{Fr::Zero(), Fr::Zero()}, {Fr::Random(rng), Fr::Random(rng)},
+                                          {-Fr::One(), Fr::One()}};
+  for (const auto& [x, y] : cases) {
+    Variable out;
+    auto cs = RunEverywhere([&](auto& cs) {
+      Variable a = cs.Alloc("x", x), b = cs.Alloc("y", y);
+      out = gadgets::TreeDHash2(cs, a, b);
+    });
+    ASSERT_TRUE(cs.is_satisfied()) << cs.first_failure()->name;
+    filecoin::Domain expect = TreeDHash(filecoin::DomainFromFr(x), filecoin::DomainFromFr(y));
+    EXPECT_EQ(filecoin::DomainFromFr(cs.Value(out)), expect);
+    EXPECT_EQ(cs.num_constraints(), gadgets::kTreeDHashConstraints);
+    EXPECT_EQ(cs.num_aux(), 2 + gadgets::kTreeDHashAux);
+  }
+  r1cs::CheckingCS cs;
+  Variable z = cs.Alloc("zero", Fr::Zero());
+  EXPECT_EQ(filecoin::DomainToHex(filecoin::DomainFromFr(cs.Value(gadgets::TreeDHash2(cs, z, z)))),
+            "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb0b");
+}
+
+// ---- Merkle gadgets ----------------------------------------------------------------
+
+TEST(SnapGadgetMerkle, InsertPlacesTheNodeAtEveryIndex) {
+  auto rng = test::SeededRng();
+  for (unsigned arity : {2u, 4u, 8u}) {
+    const unsigned nbits = unsigned(std::countr_zero(arity));
+    for (unsigned index = 0; index < arity; ++index) {
+      std::vector<Fr> sibs = RandomFrs(arity - 1, rng);
+      const Fr cur = Fr::Random(rng);
+      std::vector<Variable> out;
+      uint64_t base_rows = 0;
+      auto cs = RunEverywhere([&](auto& cs) {
+        auto sv = AllocNums(cs, sibs);
+        Variable c = cs.Alloc("cur", cur);
+        std::vector<Boolean> bits;
+        for (unsigned b = 0; b < nbits; ++b) bits.push_back(Boolean::Is(gadgets::AllocBit(cs, (index >> b) & 1)));
+        base_rows = cs.num_constraints();
+        out = gadgets::Insert(cs, c, bits, sv);
+      });
+      ASSERT_TRUE(cs.is_satisfied());
+      EXPECT_EQ(cs.num_constraints() - base_rows, gadgets::InsertConstraints(arity));
+      std::vector<Fr> expect = sibs;
+      expect.insert(expect.begin() + index, cur);
+      for (unsigned i = 0; i < arity; ++i) EXPECT_EQ(cs.Value(out[i]), expect[i]) << arity << " " << index << " " << i;
+    }
+  }
+}
+
+TEST(SnapGadgetMerkle, SelectPicksEveryIndexWithSizeMinusOneRows) {
+  auto rng = test::SeededRng();
+  for (unsigned log_size = 1; log_size <= 4; ++log_size) {
+    const unsigned size = 1u << log_size;
+    std::vector<Fr> from = RandomFrs(size, rng);
+    for (unsigned index = 0; index < size; ++index) {
+      Variable out;
+      uint64_t base_rows = 0;
+      auto cs = RunEverywhere([&](auto& cs) {
+        auto vars = AllocNums(cs, from);
+        std::vector<Boolean> bits;
+        for (unsigned b = 0; b < log_size; ++b) bits.push_back(Boolean::Is(gadgets::AllocBit(cs, (index >> b) & 1)));
+        base_rows = cs.num_constraints();
+        out = gadgets::Select(cs, vars, bits);
+      });
+      ASSERT_TRUE(cs.is_satisfied());
+      EXPECT_EQ(cs.num_constraints() - base_rows, size - 1);
+      EXPECT_EQ(cs.Value(out), from[index]);
+    }
+  }
+}
+
+// A TreeR path of a 8-8-2 shape (base 8, sub 8, top 2) against the native hash;
+// a wrong root fails the named root row.
+TEST(SnapGadgetMerkle, PorAcceptsTheNativePathAndRejectsAWrongRoot) {
+  auto rng = test::SeededRng();
+  const std::vector<unsigned> arities = {8, 8, 2};
+  const uint64_t index = rng() % 128;
+  const Fr leaf = Fr::Random(rng);
+  std::vector<std::vector<Fr>> path;
+  Fr cur = leaf;
+  unsigned used = 0;
+  for (unsigned a : arities) {
+    std::vector<Fr> sibs = RandomFrs(a - 1, rng);
+    const unsigned nb = unsigned(std::countr_zero(a));
+    const unsigned pos = unsigned(index >> used) & (a - 1);
+    used += nb;
+    std::vector<Fr> pre = sibs;
+    pre.insert(pre.begin() + pos, cur);
+    cur = PoseidonMerkleHash(pre);
+    path.push_back(sibs);
+  }
+  for (bool good_root : {true, false}) {
+    auto cs = RunEverywhere([&](auto& cs) {
+      auto ns = r1cs::Namespace(cs, "por");
+      std::vector<AllocatedBit> bits;
+      for (unsigned b = 0; b < 7; ++b) bits.push_back(gadgets::AllocBit(cs, (index >> b) & 1));
+      Variable l = cs.Alloc("leaf", leaf);
+      std::vector<std::vector<Variable>> p;
+      for (const auto& level : path) p.push_back(AllocNums(cs, level));
+      Variable root = cs.Alloc("root", good_root ? cur : cur + Fr::One());
+      gadgets::PorNoChallengeInput(cs, bits, l, p, arities, root, gadgets::PoseidonTreeHasher{});
+    });
+    EXPECT_EQ(cs.is_satisfied(), good_root);
+    if (!good_root) {
+      EXPECT_EQ(cs.first_failure()->name, "por/calculated root == provided root");
+    }
+    EXPECT_EQ(cs.num_constraints(), 7 + 2 * (22 + 505) + (2 + 311) + 1);
+  }
+}
+
+// ---- the circuit in check mode -------------------------------------------------------
+
+struct CheckedSector {
+  TestSector sector;
+  std::vector<CircuitWitness> witnesses;
+};
+
+CheckedSector MakeSector(uint64_t bytes, uint64_t seed) {
+  TestSectorOptions o;
+  o.sector_bytes = bytes;
+  o.seed = seed;
+  CheckedSector out{GenerateTestSector(o), {}};
+  for (size_t i = 0; i < out.sector.partition_proofs.size(); ++i) {
+    out.witnesses.push_back(MakeCircuitWitness(out.sector.shape, out.sector.partition_indices[i],
+                                               out.sector.commitments, out.sector.partition_proofs[i]));
+  }
+  return out;
+}
+
+void ExpectEveryPartitionSatisfied(uint64_t bytes, uint64_t seed) {
+  CheckedSector s = MakeSector(bytes, seed);
+  const CircuitCounts expect = CountEmptySectorUpdate(s.sector.shape);
+  for (const auto& w : s.witnesses) {
+    auto t0 = std::chrono::steady_clock::now();
+    CircuitCounts got;
+    auto failure = CheckEmptySectorUpdate(s.sector.shape, w, &got);
+    std::printf("%s partition %u: check mode %.1f s\n", s.sector.shape.Name().c_str(), w.k, SecondsSince(t0));
+    EXPECT_FALSE(failure.has_value()) << s.sector.shape.Name() << " k=" << w.k << ": " << failure->name;
+    EXPECT_EQ(got.constraints, expect.constraints);
+    EXPECT_EQ(got.aux, expect.aux);
+    EXPECT_EQ(got.inputs, 5u);
+  }
+}
+
+TEST(SnapCircuitCheck, TwoKiBSectorSatisfiesEveryConstraint) { ExpectEveryPartitionSatisfied(2048, 1); }
+
+TEST(SnapCircuitCheck, EightKiBSectorSatisfiesEveryConstraint) { ExpectEveryPartitionSatisfied(8192, 2); }
+
+TEST(SnapCircuitCheck, ThirtyTwoKiBSectorBothPartitionsSatisfy) { ExpectEveryPartitionSatisfied(32 << 10, 3); }
+
+// Any changed commitment breaks a named row (and the public inputs change with it).
+TEST(SnapCircuitCheck, ChangedCommitmentsFailTheirRows) {
+  CheckedSector s = MakeSector(2048, 4);
+  const SectorShape& shape = s.sector.shape;
+  struct Case { Fr CircuitWitness::*field; const char* expected_row; };
+  const Case cases[] = {
+      {&CircuitWitness::comm_r_old, "enforce comm_r_old_calc == comm_r_old"},
+      {&CircuitWitness::comm_d_new, "apex_gadget/partition-tree por/calculated root == provided root"},
+      {&CircuitWitness::comm_r_new, "enforce comm_r_new_calc == comm_r_new"},
+  };
+  for (const auto& c : cases) {
+    CircuitWitness w = s.witnesses[0];
+    w.*(c.field) += Fr::One();
+    auto failure = CheckEmptySectorUpdate(shape, w);
+    ASSERT_TRUE(failure.has_value()) << c.expected_row;
+    EXPECT_EQ(failure->name, c.expected_row);
+  }
+  // A wrong partition index (k_and_h_select) or private value fails too.
+  CircuitWitness w = s.witnesses[0];
+  w.challenges[3].path_r_old[0][2] += Fr::One();
+  auto failure = CheckEmptySectorUpdate(shape, w);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->name, "por tree_r_old (c_index=3)/calculated root == provided root");
+  w = s.witnesses[0];
+  w.challenges[5].leaf_d_new += Fr::One();
+  failure = CheckEmptySectorUpdate(shape, w);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->name, "por tree_r_new (c_index=5)/calculated root == provided root");
+}
+
+TEST(SnapCircuitCheck, WitnessFromAMismatchedProofIsRefused) {
+  CheckedSector s = MakeSector(32 << 10, 5);
+  const auto& shape = s.sector.shape;
+  auto proof = s.sector.partition_proofs[0];
+  EXPECT_THROW(MakeCircuitWitness(shape, 2, s.sector.commitments, proof), std::invalid_argument);
+  auto bad = proof;
+  bad.apex_leafs.pop_back();
+  EXPECT_THROW(MakeCircuitWitness(shape, 0, s.sector.commitments, bad), std::invalid_argument);
+  bad = proof;
+  bad.challenge_proofs[1].proof_d_new.path.back().hashes[0][0] ^= 1;
+  EXPECT_THROW(MakeCircuitWitness(shape, 0, s.sector.commitments, bad), std::invalid_argument);
+  bad = proof;
+  bad.challenge_proofs[2].proof_r_old.path[0].hashes.pop_back();
+  EXPECT_THROW(MakeCircuitWitness(shape, 0, s.sector.commitments, bad), std::invalid_argument);
+  filecoin::Commitments comms = s.sector.commitments;
+  comms.comm_d_new.fill(0xff);  // not canonical
+  EXPECT_THROW(MakeCircuitWitness(shape, 0, comms, proof), filecoin::CommitmentError);
+}
+
+// The circuit's public inputs are exactly section 4's.
+TEST(SnapCircuitCheck, PublicInputsAreSectionFourOrder) {
+  CheckedSector s = MakeSector(32 << 10, 6);
+  for (const auto& w : s.witnesses) {
+    r1cs::Assignment z = SynthesizeEmptySectorUpdateWitness(s.sector.shape, w);
+    ASSERT_EQ(z.num_inputs, 5u);
+    PublicInputs in = PartitionPublicInputs(s.sector.shape, w.k, s.sector.commitments);
+    auto expect = in.AsArray();
+    EXPECT_EQ(z.PublicInputs(), std::vector<Fr>(expect.begin(), expect.end()));
+  }
 }
 
 }  // namespace
