@@ -7,10 +7,9 @@
 // = hi, contiguous columns = lo, 512 bytes per row) maps onto the tile
 // rev(mid), transposed and with both coordinates reversed. Each pair of tiles
 // is swapped through two 8 KiB buffers, so every cache line read is used
-// whole. Tile pairs are independent: threads split the middle bits.
+// whole. Tile pairs are independent: threads take grains of middle bits.
 #include "engine/poly/ntt.hpp"
 #include "engine/poly/ntt_internal.hpp"
-#include "engine/util/parallel.hpp"
 
 namespace cuzk::poly {
 namespace internal {
@@ -22,6 +21,8 @@ constexpr size_t kTile = size_t(1) << kTileBits;
 constexpr unsigned kMinTiledLog = 2 * kTileBits + 4;
 // Below this one thread finishes before a second one would have started.
 constexpr unsigned kMinParallelLog = 16;
+// Tiles (of 256 elements) handed to a thread at a time.
+constexpr size_t kTilesPerGrain = 16;
 
 void BitReverseSmall(Fr* a, unsigned log_n) {
   const size_t n = size_t(1) << log_n;
@@ -38,7 +39,7 @@ void BitReverseTiled(Fr* a, unsigned log_n, unsigned threads) {
   uint8_t rev_tile[kTile];
   for (size_t i = 0; i < kTile; ++i) rev_tile[i] = uint8_t(ReverseBits(uint32_t(i), kTileBits));
 
-  util::ParallelForChunks(tiles, threads, [&](size_t begin, size_t end, size_t) {
+  ParallelGrains(tiles, kTilesPerGrain, threads, [&](GrainCounter& grains) {
     Fr first[kTile * kTile], second[kTile * kTile];
     auto load = [&](Fr* buf, size_t base) {
       for (size_t hi = 0; hi < kTile; ++hi) {
@@ -53,21 +54,21 @@ void BitReverseTiled(Fr* a, unsigned log_n, unsigned threads) {
         for (size_t hi = 0; hi < kTile; ++hi) dst[rev_tile[hi]] = buf[hi * kTile + lo];
       }
     };
-    for (size_t mid = begin; mid < end; ++mid) {
+    auto swap_pair = [&](size_t mid) {
       const size_t rev_mid = ReverseBits(uint32_t(mid), mid_bits);
-      // Of a pair, the tile with a 1 at the lowest differing bit does the swap.
-      // ("the smaller index" would load the first threads with most pairs.)
-      const size_t diff = mid ^ rev_mid;
-      if (diff != 0 && (mid & diff & (0 - diff)) == 0) continue;
+      if (rev_mid < mid) return;  // the partner tile's grain does the pair
       const size_t base = mid << kTileBits, rev_base = rev_mid << kTileBits;
       load(first, base);
       if (rev_mid == mid) {
         store(first, base);
-      } else {
-        load(second, rev_base);
-        store(first, rev_base);
-        store(second, base);
+        return;
       }
+      load(second, rev_base);
+      store(first, rev_base);
+      store(second, base);
+    };
+    for (size_t begin, end; grains.Next(begin, end);) {
+      for (size_t mid = begin; mid < end; ++mid) swap_pair(mid);
     }
   });
 }

@@ -49,8 +49,8 @@ constexpr unsigned kDirectMaxLog = 12;
 constexpr unsigned kL1BlockLog = 10;
 // Columns per block of the column pass: 8 Fr = 256 contiguous bytes per row.
 constexpr size_t kColumnLanes = 8;
-// ScaleGeometric: below this size one thread is faster than starting others.
-constexpr size_t kMinParallelScale = size_t(1) << 14;
+// ScaleGeometric: elements per grain (one Pow each); smaller arrays take one thread.
+constexpr size_t kScaleGrain = size_t(1) << 14;
 
 // Radix-2 DIF stages s_hi-1 down to s_lo (span 2^s) over 2^log_len rows of
 // kLanes interleaved sequences (element r of lane c at data[r * kLanes + c]).
@@ -121,9 +121,9 @@ void ColumnPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, cons
   constexpr size_t L = kColumnLanes;
   const size_t rows = shape.rows, cols = shape.cols;
   const Fr pre_row_step = pre && !pre->ratio_is_one ? pre->ratio.Pow(cols) : Fr::One();
-  util::ParallelForChunks(cols / L, threads, [&](size_t block_begin, size_t block_end, size_t) {
+  ParallelGrains(cols / L, 1, threads, [&](GrainCounter& blocks) {
     std::unique_ptr<Fr[]> buf(new Fr[rows * L]);
-    for (size_t block = block_begin; block < block_end; ++block) {
+    for (size_t block; blocks.Next(block);) {
       const size_t col0 = block * L;
       // Gather, applying pre: element (r, col0 + c) is input index r * n2 + col0 + c.
       if (pre) {
@@ -169,8 +169,8 @@ void RowPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const G
              unsigned threads) {
   const size_t rows = shape.rows, cols = shape.cols;
   const Fr post_col_step = post && !post->ratio_is_one ? post->ratio.Pow(rows) : Fr::One();
-  util::ParallelForChunks(rows, threads, [&](size_t row_begin, size_t row_end, size_t) {
-    for (size_t r = row_begin; r < row_end; ++r) {
+  ParallelGrains(rows, 1, threads, [&](GrainCounter& row_counter) {
+    for (size_t r; row_counter.Next(r);) {
       Fr* row = a + r * cols;
       DifLanes<1>(row, shape.log_cols, tw);
       if (!post) continue;
@@ -219,18 +219,19 @@ unsigned CheckSize(size_t n, const char* fn) {
 }
 
 void ScaleGeometric(std::span<Fr> a, const Geometric& g, unsigned threads) {
-  util::ParallelForChunks(a.size(), a.size() >= kMinParallelScale ? threads : 1,
-                          [&](size_t begin, size_t end, size_t) {
-                            if (g.ratio_is_one) {
-                              for (size_t i = begin; i < end; ++i) a[i] *= g.scale;
-                              return;
-                            }
-                            Fr f = g.scale * g.ratio.Pow(begin);
-                            for (size_t i = begin; i < end; ++i) {
-                              a[i] *= f;
-                              f *= g.ratio;
-                            }
-                          });
+  ParallelGrains(a.size(), kScaleGrain, threads, [&](GrainCounter& grains) {
+    for (size_t begin, end; grains.Next(begin, end);) {
+      if (g.ratio_is_one) {
+        for (size_t i = begin; i < end; ++i) a[i] *= g.scale;
+        continue;
+      }
+      Fr f = g.scale * g.ratio.Pow(begin);
+      for (size_t i = begin; i < end; ++i) {
+        a[i] *= f;
+        f *= g.ratio;
+      }
+    }
+  });
 }
 
 void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const Geometric* post,

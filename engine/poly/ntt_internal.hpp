@@ -2,12 +2,15 @@
 // Internals of the CPU NTT (engine/poly/ntt.cpp, bit_reverse.cpp,
 // twiddles.cpp, evaluation_domain.cpp). Not a public API: no stability, no
 // argument checks beyond what the public entry points already did.
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "engine/ff/fr.hpp"
+#include "engine/util/parallel.hpp"
 
 namespace cuzk::poly::internal {
 
@@ -132,6 +135,41 @@ inline Fr SubFr(const Fr& x, const Fr& y) {
 }
 #endif
 
+// Hands out [0, n) in grains of consecutive indices from a shared counter.
+class GrainCounter {
+ public:
+  GrainCounter(size_t n, size_t grain) : n_(n), grain_(grain) {}
+  // The next grain [begin, end); false once all are taken.
+  bool Next(size_t& begin, size_t& end) {
+    begin = next_.fetch_add(grain_, std::memory_order_relaxed);
+    if (begin >= n_) return false;
+    end = std::min(n_, begin + grain_);
+    return true;
+  }
+  // For grains of one index.
+  bool Next(size_t& index) {
+    size_t end;
+    return Next(index, end);
+  }
+
+ private:
+  const size_t n_, grain_;
+  std::atomic<size_t> next_{0};
+};
+
+// Runs worker(counter) on up to `threads` threads (no more than there are
+// grains), all drawing grains from one GrainCounter. Unlike static chunks, a
+// thread that loses its core (a shared machine, the prover's other work)
+// delays the pass by one grain, not by its whole share. Each worker sets up
+// its own state (buffers) once.
+template <class Worker>
+void ParallelGrains(size_t n, size_t grain, unsigned threads, Worker&& worker) {
+  GrainCounter counter(n, grain);
+  const size_t grains = (n + grain - 1) / grain;
+  const size_t workers = std::min<size_t>(util::ResolveThreads(threads), grains);
+  util::ParallelForChunks(workers, unsigned(workers), [&](size_t, size_t, size_t) { worker(counter); });
+}
+
 enum class Direction { kForward, kInverse };
 
 // Radix-2 twiddles for sub-transforms of length <= 2^kMaxSubLog: level[s]
@@ -163,7 +201,7 @@ void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const
 // In-place bit-reversal permutation of 2^log_n elements.
 void BitReverseInPlace(Fr* a, unsigned log_n, unsigned threads);
 
-// a_i *= g.scale * g.ratio^i, in parallel chunks (each starts with a Pow).
+// a_i *= g.scale * g.ratio^i, in parallel grains (each starts with a Pow).
 void ScaleGeometric(std::span<Fr> a, const Geometric& g, unsigned threads);
 
 }  // namespace cuzk::poly::internal
