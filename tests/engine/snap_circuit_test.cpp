@@ -8,6 +8,7 @@
 // first failing row), and the native witness path must equal the gadget path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +31,9 @@
 #include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
+#include "engine/circuits/snapdeals/witness/native_witness.hpp"
+#include "engine/circuits/snapdeals/witness/poseidon_witness.hpp"
+#include "engine/circuits/snapdeals/witness/sha256_witness.hpp"
 #include "engine/filecoin/sector_shape.hpp"
 #include "engine/r1cs/checking.hpp"
 #include "engine/r1cs/record.hpp"
@@ -555,6 +559,70 @@ TEST(SnapCircuitCheck, PublicInputsAreSectionFourOrder) {
     EXPECT_EQ(z.PublicInputs(), std::vector<Fr>(expect.begin(), expect.end()));
   }
 }
+
+// ---- the native witness path ---------------------------------------------------------
+
+TEST(SnapNativeWitness, LayoutHasTheCircuitsAuxCountForEveryShape) {
+  for (const auto& e : kExpected) {
+    SectorShape shape = SectorShape::FromSectorSize(e.sector_bytes);
+    EXPECT_EQ(witness::EmptySectorUpdateAuxCount(shape), CountEmptySectorUpdate(shape).aux) << shape.Name();
+  }
+}
+
+TEST(SnapNativeWitness, PoseidonAndTreeDNodeEqualTheGadgets) {
+  auto rng = test::SeededRng();
+  for (unsigned arity : {2u, 4u, 8u, 11u}) {
+    std::vector<Fr> pre = RandomFrs(arity, rng);
+    const Fr tag = Fr::Random(rng);
+    r1cs::WitnessCS cs;
+    auto vars = AllocNums(cs, pre);
+    gadgets::PoseidonHash(cs, std::span<const Variable>(vars), tag);
+    r1cs::Assignment z = cs.TakeAssignment();
+    std::vector<Fr> native(gadgets::PoseidonConstraints(arity));
+    const Fr h = witness::PoseidonWitness(pre, tag, native.data());
+    EXPECT_EQ(h, PoseidonHash(pre, tag));
+    EXPECT_TRUE(std::equal(native.begin(), native.end(), z.aux().begin() + arity)) << "arity " << arity;
+  }
+  for (int i = 0; i < 3; ++i) {
+    const Fr x = i == 0 ? Fr::Zero() : Fr::Random(rng), y = i == 0 ? -Fr::One() : Fr::Random(rng);
+    r1cs::WitnessCS cs;
+    Variable a = cs.Alloc("x", x), b = cs.Alloc("y", y);
+    gadgets::TreeDHash2(cs, a, b);
+    r1cs::Assignment z = cs.TakeAssignment();
+    std::vector<Fr> native(gadgets::kTreeDHashAux);
+    const Fr node = witness::TreeDHashWitness(x, y, native.data());
+    EXPECT_EQ(filecoin::DomainFromFr(node), TreeDHash(filecoin::DomainFromFr(x), filecoin::DomainFromFr(y)));
+    ASSERT_EQ(z.aux().size(), native.size() + 2);
+    for (size_t j = 0; j < native.size(); ++j) {
+      ASSERT_EQ(native[j], z.aux()[2 + j]) << "TreeD node aux " << j;
+    }
+  }
+}
+
+void ExpectNativeEqualsGadgetWitness(uint64_t bytes, uint64_t seed) {
+  CheckedSector s = MakeSector(bytes, seed);
+  for (const auto& w : s.witnesses) {
+    auto t0 = std::chrono::steady_clock::now();
+    r1cs::Assignment gadget = SynthesizeEmptySectorUpdateWitness(s.sector.shape, w);
+    const double t_gadget = SecondsSince(t0);
+    t0 = std::chrono::steady_clock::now();
+    r1cs::Assignment native = witness::ComputeEmptySectorUpdateWitness(s.sector.shape, w, {.threads = 2});
+    const double t_native = SecondsSince(t0);
+    std::printf("%s k=%u: gadget witness %.2f s, native witness %.2f s (%zu values)\n",
+                s.sector.shape.Name().c_str(), w.k, t_gadget, t_native, native.values.size());
+    ASSERT_EQ(native.num_inputs, gadget.num_inputs);
+    ASSERT_EQ(native.values.size(), gadget.values.size());
+    size_t first_diff = native.values.size();
+    for (size_t i = 0; i < native.values.size() && first_diff == native.values.size(); ++i) {
+      if (native.values[i] != gadget.values[i]) first_diff = i;
+    }
+    EXPECT_EQ(first_diff, native.values.size()) << "first differing variable: " << first_diff;
+  }
+}
+
+TEST(SnapNativeWitness, EqualsTheGadgetWitnessFor2KiB) { ExpectNativeEqualsGadgetWitness(2048, 11); }
+
+TEST(SnapNativeWitness, EqualsTheGadgetWitnessFor8KiB) { ExpectNativeEqualsGadgetWitness(8192, 12); }
 
 }  // namespace
 }  // namespace cuzk::snapdeals
