@@ -6,6 +6,7 @@
 //   G1Jacobian r = msm::MsmG1(bases, scalars);                  // dense
 //   G1Jacobian r = msm::MsmG1(bases, scalars, {.threads = 1});  // one thread
 //   G1Jacobian r = msm::MsmG1Density(bases, scalars, density);  // Groth16 A/B
+#include <cstddef>
 #include <span>
 
 #include "engine/ec/g1.hpp"
@@ -17,7 +18,7 @@ namespace cuzk::msm {
 
 struct MsmOptions {
   unsigned threads = 0;      // 0 = all hardware threads
-  unsigned window_bits = 0;  // 0 = chosen from the size
+  unsigned window_bits = 0;  // 0 = chosen from the size; else 1..24 (std::invalid_argument otherwise)
 };
 
 // bases.size() must equal scalars.size() (std::invalid_argument otherwise).
@@ -33,6 +34,10 @@ ec::G1Jacobian MsmG1Density(std::span<const ec::G1Affine> bases, std::span<const
                             const DensityBitmap& density, const MsmOptions& options = {});
 ec::G2Jacobian MsmG2Density(std::span<const ec::G2Affine> bases, std::span<const ff::Fr> scalars,
                             const DensityBitmap& density, const MsmOptions& options = {});
+
+// The window width (bits) that MsmG1/MsmG2 use for n full-size scalars with these options: the
+// override when set, else the cost model's choice (reported by benchmarks).
+unsigned MsmWindowBits(size_t n, const MsmOptions& options = {});
 
 // The slow reference: sum of scalar multiplications (for tests).
 ec::G1Jacobian NaiveMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars);
