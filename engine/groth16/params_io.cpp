@@ -189,10 +189,11 @@ class Reader {
   template <class Affine, size_t kSize, class Decode>
   std::vector<Affine> Section(const std::string& section, std::optional<uint64_t> expected,
                               const ec::DecodeOptions& opts, unsigned threads, Decode&& decode,
-                              const std::function<void(uint64_t)>& check_count = nullptr) {
+                              const std::function<void(uint64_t)>& check_count = nullptr,
+                              const char* expected_from = "the circuit needs") {
     const uint64_t count = U32(section);
     if (expected && count != *expected) {
-      Fail(section, std::nullopt, "file has " + N(count) + " points, the circuit needs " + N(*expected));
+      Fail(section, std::nullopt, "file has " + N(count) + " points, " + expected_from + " " + N(*expected));
     }
     if (check_count) check_count(count);
     if (count > remaining() / kSize) {
@@ -289,8 +290,8 @@ ProvingKey ParseParams(std::span<const uint8_t> bytes, const std::string& name, 
       "b_g1", e ? std::optional(e->b) : std::nullopt, big, o.threads, g1, [&](uint64_t n) {
         if (n > vars) rd.Fail("b_g1", std::nullopt, N(n) + " points for " + N(vars) + " variables");
       });
-  pk.b_g2 = rd.Section<ec::G2Affine, ec::kG2UncompressedBytes>(
-      "b_g2", pk.b_g1.size(), big, o.threads, g2);
+  pk.b_g2 = rd.Section<ec::G2Affine, ec::kG2UncompressedBytes>("b_g2", pk.b_g1.size(), big, o.threads, g2, nullptr,
+                                                               "section b_g1 has");
   if (rd.remaining()) {
     rd.Fail("", std::nullopt, N(rd.remaining()) + " unexpected bytes after section b_g2 (at offset " +
                                   N(rd.position()) + ")");

@@ -1,6 +1,9 @@
 // CPU Groth16 proving of the synthetic circuit (engine/circuits/synthetic) at
 // 2^K rows (constraints + inputs), K = 12, 14, 16, 18, by stage:
-//   Witness       witness-only synthesis (WitnessCS)
+//   Record        recording the R1CS (RecordingCS -> CompiledCircuit)
+//   Check         synthesis that evaluates every constraint (CheckingCS)
+//   Witness       witness-only synthesis (WitnessCS): the same gadget code,
+//                 Enforce and names compiled away
 //   EvaluateAbc   a, b, c = A·z, B·z, C·z, padded to m, plus the satisfaction check
 //   ProveStart    H (7 NTTs of size m) and the G1 MSMs (A, B_g1, L, H)
 //   ProveFinish   the G2 MSM (B) and the assembly
@@ -19,6 +22,7 @@
 #include "engine/groth16/cpu_backend.hpp"
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
+#include "engine/r1cs/checking.hpp"
 
 namespace {
 
@@ -54,6 +58,21 @@ void Counters(benchmark::State& state, const Keyed& k) {
   state.counters["constraints"] = double(k.circuit.num_constraints());
   state.counters["aux"] = double(k.circuit.num_aux);
   state.counters["nnz"] = double(k.circuit.a.nonzeros() + k.circuit.b.nonzeros() + k.circuit.c.nonzeros());
+}
+
+void BM_Record(benchmark::State& state) {
+  const Keyed& k = KeysFor(unsigned(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(synthetic::Record(k.params, /*record_names=*/false));
+  Counters(state, k);
+}
+
+void BM_Check(benchmark::State& state) {
+  const Keyed& k = KeysFor(unsigned(state.range(0)));
+  for (auto _ : state) {
+    r1cs::CheckingCS cs;
+    synthetic::Synthesize(cs, k.params, 2);
+    if (!cs.is_satisfied()) state.SkipWithError("unsatisfied");
+  }
 }
 
 void BM_Witness(benchmark::State& state) {
@@ -103,6 +122,8 @@ void BM_Prove(benchmark::State& state) {
 }
 
 #define SIZES ->Arg(12)->Arg(14)->Arg(16)->Arg(18)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()
+BENCHMARK(BM_Record) SIZES;
+BENCHMARK(BM_Check) SIZES;
 BENCHMARK(BM_Witness) SIZES;
 BENCHMARK(BM_EvaluateAbc) SIZES;
 BENCHMARK(BM_ProveStart) SIZES->Iterations(2);
