@@ -1,0 +1,95 @@
+#pragma once
+// Points of y^2 = x^3 + b over a device field (cuda::Fp for G1), host and
+// device (CUZK_HD), with the same roles as engine/ec/point.hpp:
+//   AffinePoint - MSM inputs (parameters): 2 coordinates; infinity is (0, 0),
+//                 which is not on the curve for b != 0, so no flag is stored
+//                 (96 bytes per G1 point: 2^26 bases = 6 GiB).
+//   XyzzPoint   - MSM buckets: x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2. Mixed
+//                 addition costs 8M + 2S and needs no inversion.
+// Formulas: hyperelliptic.org EFD, shortw-xyzz (madd-2008-s, mdbl-2008-s-1,
+// dbl-2008-s-1, add-2008-s), the same as the host XyzzPoint, so results can
+// be compared coordinate by coordinate.
+#include "cuda/ff/fp.hpp"
+#include "engine/ec/g1.hpp"
+
+namespace cuzk::cuda {
+
+template <class F>
+struct AffinePoint {
+  F x, y;
+
+  CUZK_HD static AffinePoint Infinity() { return {F::Zero(), F::Zero()}; }
+  CUZK_HD bool IsInfinity() const { return x.IsZero() && y.IsZero(); }
+  // -(x, y) = (x, -y); -infinity = infinity because -0 = 0.
+  CUZK_HD AffinePoint Negated() const { return {x, -y}; }
+};
+
+template <class F>
+struct XyzzPoint {
+  F x, y, zz, zzz;  // zz == 0: infinity
+
+  CUZK_HD static XyzzPoint Infinity() { return {F::One(), F::One(), F::Zero(), F::Zero()}; }
+  CUZK_HD static XyzzPoint FromAffine(const AffinePoint<F>& a) {
+    return a.IsInfinity() ? Infinity() : XyzzPoint{a.x, a.y, F::One(), F::One()};
+  }
+  CUZK_HD bool IsInfinity() const { return zz.IsZero(); }
+
+  // dbl-2008-s-1 (a = 0): 6M + 3S.
+  CUZK_HD XyzzPoint Double() const {
+    if (IsInfinity()) return *this;
+    const F u = y.Double(), v = u.Square(), w = u * v, s = x * v;
+    const F x2 = x.Square(), m = x2.Double() + x2;
+    const F x3 = m.Square() - s.Double();
+    return {x3, m * (s - x3) - w * y, v * zz, w * zzz};
+  }
+
+  // mdbl-2008-s-1: doubling of an affine point, 4M + 2S.
+  CUZK_HD static XyzzPoint DoubleAffine(const AffinePoint<F>& a) {
+    if (a.IsInfinity()) return Infinity();
+    const F u = a.y.Double(), v = u.Square(), w = u * v, s = a.x * v;
+    const F x2 = a.x.Square(), m = x2.Double() + x2;
+    const F x3 = m.Square() - s.Double();
+    return {x3, m * (s - x3) - w * a.y, v, w};
+  }
+
+  // madd-2008-s: 8M + 2S. The equal-x cases (doubling, P + (-P)) are rare in
+  // an MSM but must be right: they branch.
+  CUZK_HD XyzzPoint AddMixed(const AffinePoint<F>& o) const {
+    if (o.IsInfinity()) return *this;
+    if (IsInfinity()) return FromAffine(o);
+    const F u2 = o.x * zz, s2 = o.y * zzz;
+    const F p = u2 - x, r = s2 - y;
+    if (p.IsZero()) return r.IsZero() ? DoubleAffine(o) : Infinity();
+    const F pp = p.Square(), ppp = p * pp, q = x * pp;
+    const F x3 = r.Square() - ppp - q.Double();
+    return {x3, r * (q - x3) - y * ppp, zz * pp, zzz * ppp};
+  }
+
+  // add-2008-s: 12M + 2S.
+  CUZK_HD XyzzPoint operator+(const XyzzPoint& o) const {
+    if (IsInfinity()) return o;
+    if (o.IsInfinity()) return *this;
+    const F u1 = x * o.zz, u2 = o.x * zz, s1 = y * o.zzz, s2 = o.y * zzz;
+    const F p = u2 - u1, r = s2 - s1;
+    if (p.IsZero()) return r.IsZero() ? Double() : Infinity();
+    const F pp = p.Square(), ppp = p * pp, q = u1 * pp;
+    const F x3 = r.Square() - ppp - q.Double();
+    return {x3, r * (q - x3) - s1 * ppp, zz * o.zz * pp, zzz * o.zzz * ppp};
+  }
+};
+
+using G1Affine = AffinePoint<Fp>;
+using G1Xyzz = XyzzPoint<Fp>;
+
+// Host conversions (the device layout has no infinity flag).
+inline G1Affine G1AffineFromHost(const ec::G1Affine& a) {
+  return a.infinity ? G1Affine::Infinity() : G1Affine{Fp::FromHost(a.x), Fp::FromHost(a.y)};
+}
+inline ec::G1Xyzz G1XyzzToHost(const G1Xyzz& p) {
+  return ec::G1Xyzz{p.x.ToHost(), p.y.ToHost(), p.zz.ToHost(), p.zzz.ToHost()};
+}
+inline G1Xyzz G1XyzzFromHost(const ec::G1Xyzz& p) {
+  return G1Xyzz{Fp::FromHost(p.x), Fp::FromHost(p.y), Fp::FromHost(p.zz), Fp::FromHost(p.zzz)};
+}
+
+}  // namespace cuzk::cuda
