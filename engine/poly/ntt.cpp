@@ -114,75 +114,85 @@ struct FourStepShape {
   size_t rows, cols;
 };
 
+// Copies columns col0..col0+L-1 into buf (row r at buf[r * L]), applying
+// `pre`: element (r, col0 + c) is input index r * n2 + col0 + c.
+template <size_t L>
+void GatherColumns(const Fr* a, const FourStepShape& shape, size_t col0, const Geometric* pre,
+                   const Fr& pre_row_step, Fr* buf) {
+  if (!pre) {
+    for (size_t r = 0; r < shape.rows; ++r) std::copy_n(a + r * shape.cols + col0, L, buf + r * L);
+    return;
+  }
+  Fr f[L];
+  f[0] = pre->ratio_is_one ? pre->scale : pre->scale * pre->ratio.Pow(col0);
+  for (size_t c = 1; c < L; ++c) f[c] = pre->ratio_is_one ? f[0] : f[c - 1] * pre->ratio;
+  for (size_t r = 0; r < shape.rows; ++r) {
+    const Fr* src = a + r * shape.cols + col0;
+    for (size_t c = 0; c < L; ++c) buf[r * L + c] = src[c] * f[c];
+    if (pre->ratio_is_one) continue;
+    for (size_t c = 0; c < L; ++c) f[c] *= pre_row_step;
+  }
+}
+
+// The four-step twiddle: buf row rev(k1) holds result k1 of columns
+// col0 + c, which is multiplied by w^((col0 + c) * k1). Powers advance by one
+// multiplication per element, L independent chains.
+template <size_t L>
+void TwiddleColumns(Fr* buf, const FourStepShape& shape, size_t col0, const Fr& omega) {
+  Fr step[L], t[L];
+  step[0] = omega.Pow(col0);
+  for (size_t c = 1; c < L; ++c) step[c] = step[c - 1] * omega;
+  std::copy_n(step, L, t);
+  for (size_t k1 = 1; k1 < shape.rows; ++k1) {
+    Fr* row = buf + ReverseBits(uint32_t(k1), shape.log_rows) * L;
+    for (size_t c = 0; c < L; ++c) {
+      row[c] *= t[c];
+      t[c] *= step[c];
+    }
+  }
+}
+
 // Step 1: length-n1 DIF down each column (scaled by `pre` on the way in),
-// then the twiddle w^(j2 * k1) for the result k1 that lands in row rev(k1).
+// then the four-step twiddle, block by block of kColumnLanes columns.
 void ColumnPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Fr& omega,
                 const Geometric* pre, unsigned threads) {
   constexpr size_t L = kColumnLanes;
-  const size_t rows = shape.rows, cols = shape.cols;
-  const Fr pre_row_step = pre && !pre->ratio_is_one ? pre->ratio.Pow(cols) : Fr::One();
-  ParallelGrains(cols / L, 1, threads, [&](GrainCounter& blocks) {
-    std::unique_ptr<Fr[]> buf(new Fr[rows * L]);
+  const Fr pre_row_step = pre && !pre->ratio_is_one ? pre->ratio.Pow(shape.cols) : Fr::One();
+  ParallelGrains(shape.cols / L, 1, threads, [&](GrainCounter& blocks) {
+    std::unique_ptr<Fr[]> buf(new Fr[shape.rows * L]);
     for (size_t block; blocks.Next(block);) {
       const size_t col0 = block * L;
-      // Gather, applying pre: element (r, col0 + c) is input index r * n2 + col0 + c.
-      if (pre) {
-        Fr f[L];
-        f[0] = pre->ratio_is_one ? pre->scale : pre->scale * pre->ratio.Pow(col0);
-        for (size_t c = 1; c < L; ++c) f[c] = pre->ratio_is_one ? f[0] : f[c - 1] * pre->ratio;
-        for (size_t r = 0; r < rows; ++r) {
-          const Fr* src = a + r * cols + col0;
-          for (size_t c = 0; c < L; ++c) buf[r * L + c] = src[c] * f[c];
-          if (!pre->ratio_is_one)
-            for (size_t c = 0; c < L; ++c) f[c] *= pre_row_step;
-        }
-      } else {
-        for (size_t r = 0; r < rows; ++r) {
-          const Fr* src = a + r * cols + col0;
-          for (size_t c = 0; c < L; ++c) buf[r * L + c] = src[c];
-        }
-      }
+      GatherColumns<L>(a, shape, col0, pre, pre_row_step, buf.get());
       DifLanes<L>(buf.get(), shape.log_rows, tw);
-      // Twiddle: row rev(k1) holds result k1; it needs w^((col0 + c) * k1).
-      Fr step[L], t[L];
-      step[0] = omega.Pow(col0);
-      for (size_t c = 1; c < L; ++c) step[c] = step[c - 1] * omega;
-      for (size_t c = 0; c < L; ++c) t[c] = step[c];
-      for (size_t k1 = 1; k1 < rows; ++k1) {
-        Fr* row = buf.get() + ReverseBits(uint32_t(k1), shape.log_rows) * L;
-        for (size_t c = 0; c < L; ++c) {
-          row[c] *= t[c];
-          t[c] *= step[c];
-        }
-      }
-      for (size_t r = 0; r < rows; ++r) {
-        Fr* dst = a + r * cols + col0;
-        for (size_t c = 0; c < L; ++c) dst[c] = buf[r * L + c];
-      }
+      TwiddleColumns<L>(buf.get(), shape, col0, omega);
+      for (size_t r = 0; r < shape.rows; ++r) std::copy_n(buf.get() + r * L, L, a + r * shape.cols + col0);
     }
   });
 }
 
-// Step 2: length-n2 DIF along each row, then `post` for the result index
-// rev(r1) + n1 * rev(r2) that each position holds.
+// `post` for row r after its DIF: position (r, r2) holds result index
+// rev(r) + n1 * rev(r2).
+void PostScaleRow(Fr* row, size_t r, const FourStepShape& shape, const Geometric& post, const Fr& col_step) {
+  if (post.ratio_is_one) {
+    for (size_t i = 0; i < shape.cols; ++i) row[i] *= post.scale;
+    return;
+  }
+  Fr f = post.scale * post.ratio.Pow(ReverseBits(uint32_t(r), shape.log_rows));
+  for (size_t k2 = 0; k2 < shape.cols; ++k2) {
+    row[ReverseBits(uint32_t(k2), shape.log_cols)] *= f;
+    f *= col_step;
+  }
+}
+
+// Step 2: length-n2 DIF along each row, in place, then `post`.
 void RowPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Geometric* post,
              unsigned threads) {
-  const size_t rows = shape.rows, cols = shape.cols;
-  const Fr post_col_step = post && !post->ratio_is_one ? post->ratio.Pow(rows) : Fr::One();
-  ParallelGrains(rows, 1, threads, [&](GrainCounter& row_counter) {
-    for (size_t r; row_counter.Next(r);) {
-      Fr* row = a + r * cols;
+  const Fr post_col_step = post && !post->ratio_is_one ? post->ratio.Pow(shape.rows) : Fr::One();
+  ParallelGrains(shape.rows, 1, threads, [&](GrainCounter& rows) {
+    for (size_t r; rows.Next(r);) {
+      Fr* row = a + r * shape.cols;
       DifLanes<1>(row, shape.log_cols, tw);
-      if (!post) continue;
-      if (post->ratio_is_one) {
-        for (size_t i = 0; i < cols; ++i) row[i] *= post->scale;
-        continue;
-      }
-      Fr f = post->scale * post->ratio.Pow(ReverseBits(uint32_t(r), shape.log_rows));
-      for (size_t k2 = 0; k2 < cols; ++k2) {
-        row[ReverseBits(uint32_t(k2), shape.log_cols)] *= f;
-        f *= post_col_step;
-      }
+      if (post) PostScaleRow(row, r, shape, *post, post_col_step);
     }
   });
 }
