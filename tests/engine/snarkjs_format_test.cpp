@@ -19,6 +19,7 @@
 #include "engine/circuits/snarkjs/field_codec.hpp"
 #include "engine/circuits/snarkjs/json_io.hpp"
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
+#include "engine/circuits/snarkjs/sym_file.hpp"
 #include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/ec/encoding.hpp"
@@ -143,6 +144,26 @@ TEST(SnarkjsR1cs, MatchesSnarkjsExport) {
     EXPECT_NO_THROW(r1cs::ValidateCircuit(cs));
     for (uint64_t v = 0; v < cs.num_inputs; ++v) EXPECT_TRUE(cs.a_density.Test(v));
   }
+}
+
+TEST(SnarkjsSym, WireNamesFromCircomSymFile) {
+  const Artifacts& a = MultiPublic();
+  R1csFile r = ReadR1cs(a.Path("circuit.r1cs"));
+  std::vector<std::string> names = ReadSymWireNames(a.Path("circuit.sym"), r.n_wires);
+  ASSERT_EQ(names.size(), r.n_wires);
+  EXPECT_EQ(names[0], "one");
+  EXPECT_EQ(names[1], "main.out");
+  EXPECT_EQ(names[2], "main.sq");
+  EXPECT_EQ(names[3], "main.a[0]");
+  EXPECT_EQ(names[7], "main.b");
+  EXPECT_EQ(names[9], "main.prod[1]");
+
+  EXPECT_EQ(ParseSymWireNames("1,-1,0,main.gone\n2,1,0,main.x\r\n", 2, "s")[1], "main.x");
+  ExpectFormatError([] { ParseSymWireNames("1,1,0\n", 4, "c.sym"); }, "c.sym:1: too few fields");
+  ExpectFormatError([] { ParseSymWireNames("\n1,x,0,main.a\n", 4, "c.sym"); }, "c.sym:2: \"x\" is not a number");
+  ExpectFormatError([] { ParseSymWireNames("1,4,0,main.a\n", 4, "c.sym"); },
+                    "c.sym:1: wire 4 is outside the circuit's 4 wires");
+  ExpectFormatError([] { ParseSymWireNames("1,2,0,\n", 4, "c.sym"); }, "c.sym:1: empty signal name");
 }
 
 TEST(SnarkjsR1cs, SerializeReproducesCircomBytes) {

@@ -23,6 +23,7 @@
 #include "engine/circuits/snarkjs/bin_file.hpp"
 #include "engine/circuits/snarkjs/json_io.hpp"
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
+#include "engine/circuits/snarkjs/sym_file.hpp"
 #include "engine/circuits/snarkjs/witness_check.hpp"
 #include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
@@ -272,6 +273,14 @@ TEST(SnarkjsWitness, UnsatisfiedWitnessIsRefusedNamingTheConstraint) {
     EXPECT_NE(std::string(e.what()).find("bad.wtns: the witness does not satisfy constraint 1 of 6"), std::string::npos)
         << e.what();
   }
+  // With circom's .sym file the wires carry their signal names.
+  std::vector<std::string> names = ReadSymWireNames(dir + "/circuit.sym", r1cs.n_wires);
+  try {
+    WitnessToAssignment(r1cs, w, "bad.wtns", 0, &names);
+    ADD_FAILURE() << "accepted an unsatisfied witness";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("w9 main.prod[1] (="), std::string::npos) << e.what();
+  }
   std::vector<ff::Fr> short_w(w.begin(), w.end() - 1);
   try {
     WitnessToAssignment(r1cs, short_w, "short.wtns");
@@ -288,10 +297,12 @@ TEST(SnarkjsWitness, UnsatisfiedWitnessIsRefusedNamingTheConstraint) {
   std::string out;
   int rc = RunCli("groth16 prove --r1cs " + Quote(dir + "/circuit.r1cs") + " --zkey " + Quote(dir + "/circuit.zkey") +
                       " --wtns " + Quote((tmp / "bad.wtns").string()) + " --proof-out " +
-                      Quote((tmp / "p.json").string()) + " --public-out " + Quote((tmp / "q.json").string()),
+                      Quote((tmp / "p.json").string()) + " --public-out " + Quote((tmp / "q.json").string()) +
+                      " --sym " + Quote(dir + "/circuit.sym"),
                   &out);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("does not satisfy constraint 1 of 6"), std::string::npos) << out;
+  EXPECT_NE(out.find("main.prod[1]"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(tmp / "p.json"));
   fs::remove_all(tmp);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the snarkjs side of an interop test for one circuit of circuits/:
-# circom 2 (--prime bls12381) -> circuit.r1cs + circuit.wasm, the witness of
+# circom 2 (--prime bls12381) -> circuit.r1cs, .wasm and .sym, the witness of
 # INPUT_JSON (snarkjs wtns calculate), a Groth16 zkey from `snarkjs groth16
 # setup` on the shared 2^12 BLS12-381 ptau (optionally one `zkey contribute`),
 # the verification key, and one snarkjs proof with its public signals.
@@ -63,8 +63,9 @@ run() {
 }
 
 # circom2 (circom as WASI) resolves includes from its working directory.
-(cd "$here/circuits" && run "$circom2" "$circuit.circom" --prime bls12381 --r1cs --wasm -o "$tmp")
+(cd "$here/circuits" && run "$circom2" "$circuit.circom" --prime bls12381 --r1cs --wasm --sym -o "$tmp")
 mv "$circuit.r1cs" circuit.r1cs
+mv "$circuit.sym" circuit.sym
 mv "${circuit}_js/$circuit.wasm" circuit.wasm
 printf '%s\n' "$input" > input.json
 run "$snarkjs" wtns calculate circuit.wasm input.json witness.wtns

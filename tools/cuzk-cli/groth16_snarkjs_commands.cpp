@@ -21,6 +21,7 @@
 #include "engine/circuits/snarkjs/bin_file.hpp"
 #include "engine/circuits/snarkjs/json_io.hpp"
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
+#include "engine/circuits/snarkjs/sym_file.hpp"
 #include "engine/circuits/snarkjs/witness_check.hpp"
 #include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
@@ -47,7 +48,7 @@ CLI::App* Groth16Group(CLI::App& app) {
 }
 
 struct ProveArgs {
-  std::string r1cs, zkey, wtns, proof_out, public_out;
+  std::string r1cs, zkey, wtns, proof_out, public_out, sym;
   unsigned threads = 0;
   bool check_subgroup = false;
   bool quiet = false;
@@ -57,8 +58,10 @@ struct ProveArgs {
 void Prove(const ProveArgs& args) {
   auto t0 = Clock::now();
   snarkjs::R1csFile r1cs = snarkjs::ReadR1cs(args.r1cs);
-  r1cs::Assignment z =
-      snarkjs::WitnessToAssignment(r1cs, snarkjs::ReadWtns(args.wtns), args.wtns, args.threads);
+  std::vector<std::string> wire_names;
+  if (!args.sym.empty()) wire_names = snarkjs::ReadSymWireNames(args.sym, r1cs.n_wires);
+  r1cs::Assignment z = snarkjs::WitnessToAssignment(r1cs, snarkjs::ReadWtns(args.wtns), args.wtns, args.threads,
+                                                    args.sym.empty() ? nullptr : &wire_names);
   snarkjs::ZkeyFile zkey =
       snarkjs::ReadZkey(args.zkey, {.check_subgroup = args.check_subgroup, .threads = args.threads});
   snarkjs::CheckZkeyMatchesR1cs(zkey, r1cs);
@@ -139,6 +142,7 @@ CommandRegistrar kGroth16Prove("groth16 prove", [](CLI::App& app) {
   cmd->add_option("--wtns", args->wtns, "witness (.wtns, e.g. from snarkjs wtns calculate)")->required();
   cmd->add_option("--proof-out", args->proof_out, "proof.json to write")->required();
   cmd->add_option("--public-out", args->public_out, "public.json to write")->required();
+  cmd->add_option("--sym", args->sym, "circom .sym file: signal names in the unsatisfied-constraint message");
   cmd->add_option("--threads", args->threads, "worker threads (0 = all)");
   cmd->add_flag("--check-subgroup", args->check_subgroup, "also check the zkey's A/B/C/H points' subgroup");
   cmd->add_flag("--quiet", args->quiet, "no summary line");

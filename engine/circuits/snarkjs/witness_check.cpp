@@ -12,7 +12,8 @@ namespace {
 
 // "3 * w7 + w8" with the wires' values: enough to find the culprit in a
 // circom circuit alongside `snarkjs r1cs print` and the .sym file.
-std::string DescribeRow(const r1cs::CsrMatrix& m, uint64_t row, const std::vector<ff::Fr>& z) {
+std::string DescribeRow(const r1cs::CsrMatrix& m, uint64_t row, const std::vector<ff::Fr>& z,
+                        const std::vector<std::string>* wire_names) {
   std::ostringstream out;
   constexpr uint64_t kMaxTerms = 8;
   uint64_t begin = m.row_offsets[row], end = m.row_offsets[row + 1];
@@ -25,7 +26,10 @@ std::string DescribeRow(const r1cs::CsrMatrix& m, uint64_t row, const std::vecto
     } else if (!c.IsOne()) {
       out << ToDecimal(c) << "*";
     }
-    out << "w" << m.columns[k] << "(=" << ToDecimal(z[m.columns[k]]) << ")";
+    uint32_t w = m.columns[k];
+    out << "w" << w;
+    if (wire_names && w < wire_names->size() && !(*wire_names)[w].empty()) out << " " << (*wire_names)[w];
+    out << " (=" << ToDecimal(z[w]) << ")";
   }
   if (end - begin > kMaxTerms) out << " + ... (" << (end - begin) << " terms)";
   return out.str();
@@ -34,7 +38,7 @@ std::string DescribeRow(const r1cs::CsrMatrix& m, uint64_t row, const std::vecto
 }  // namespace
 
 r1cs::Assignment WitnessToAssignment(const R1csFile& r1cs, std::vector<ff::Fr> witness, const std::string& name,
-                                     unsigned threads) {
+                                     unsigned threads, const std::vector<std::string>* wire_names) {
   const r1cs::CompiledCircuit& cs = r1cs.circuit;
   if (witness.size() != cs.num_variables()) {
     throw FormatError(name + ": the witness has " + std::to_string(witness.size()) + " values but the circuit has " +
@@ -47,9 +51,9 @@ r1cs::Assignment WitnessToAssignment(const R1csFile& r1cs, std::vector<ff::Fr> w
   if (auto f = r1cs::FirstUnsatisfied(cs, witness, threads)) {
     std::ostringstream msg;
     msg << name << ": the witness does not satisfy constraint " << f->index << " of " << cs.num_constraints()
-        << " (r1cs file order): A * B != C with\n  A = " << DescribeRow(cs.a, f->index, witness) << " = "
-        << ToDecimal(f->a) << "\n  B = " << DescribeRow(cs.b, f->index, witness) << " = " << ToDecimal(f->b)
-        << "\n  C = " << DescribeRow(cs.c, f->index, witness) << " = " << ToDecimal(f->c);
+        << " (r1cs file order): A * B != C with\n  A = " << DescribeRow(cs.a, f->index, witness, wire_names) << " = "
+        << ToDecimal(f->a) << "\n  B = " << DescribeRow(cs.b, f->index, witness, wire_names) << " = " << ToDecimal(f->b)
+        << "\n  C = " << DescribeRow(cs.c, f->index, witness, wire_names) << " = " << ToDecimal(f->c);
     throw FormatError(ErrorKind::kInvalidValue, msg.str());
   }
   r1cs::Assignment z;
