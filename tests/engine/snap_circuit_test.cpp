@@ -35,6 +35,7 @@
 #include "engine/circuits/snapdeals/witness/poseidon_witness.hpp"
 #include "engine/circuits/snapdeals/witness/sha256_witness.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/groth16/params_io.hpp"
 #include "engine/r1cs/checking.hpp"
 #include "engine/r1cs/record.hpp"
 #include "engine/r1cs/witness.hpp"
@@ -100,6 +101,42 @@ TEST(SnapCircuitCount, TwoKiBDensitiesMatchTheR1csModel) {
   EXPECT_EQ(d.b_dense_inputs + d.b_dense_aux, 444404u);
 }
 
+
+// The recorded circuit (what setup and the prover use) has the densities and
+// hence the exact .params layout of spec section 9 for 2 KiB.
+TEST(SnapCircuitCount, TwoKiBCompiledCircuitHasTheSpecParamsLayout) {
+  auto t0 = std::chrono::steady_clock::now();
+  r1cs::CompiledCircuit c = CompileEmptySectorUpdate(SectorShape::FromSectorSize(2048));
+  std::printf("2KiB compile: %.2f s, %zu A / %zu B / %zu C nonzeros\n", SecondsSince(t0), c.a.nonzeros(),
+              c.b.nonzeros(), c.c.nonzeros());
+  EXPECT_EQ(c.num_constraints(), 1705039u);
+  EXPECT_EQ(c.num_inputs, 5u);
+  EXPECT_EQ(c.num_aux, 1703569u);
+  const groth16::ParamsShape shape = groth16::ParamsShape::ForCircuit(c);
+  EXPECT_EQ(shape.ic, 5u);
+  EXPECT_EQ(shape.h, (1u << 21) - 1);
+  EXPECT_EQ(shape.l, 1703569u);
+  EXPECT_EQ(shape.a, 1697194u);
+  EXPECT_EQ(shape.b, 444404u);
+  EXPECT_EQ(shape.FileBytes(), 655789464u);
+  for (uint64_t i = 0; i < c.num_inputs; ++i) EXPECT_EQ(c.b_density.Test(i), i == 0) << "input " << i;
+}
+
+// Filecoin's parameter file names (spec section 10).
+TEST(SnapCircuitCount, ParameterFileNamesMatchFilecoins) {
+  struct Case { uint64_t bytes; const char* stem; };
+  const Case cases[] = {
+      {2ull << 10, "8-0-0-fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194"},
+      {8ull << 20, "8-0-0-92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63"},
+      {512ull << 20, "8-0-0-61fa69f38b9cc771ba27b670124714b4ea77fbeae05e377fb859c4a43b73a30c"},
+      {32ull << 30, "8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18"},
+      {64ull << 30, "8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(EmptySectorUpdateParamsStem(SectorShape::FromSectorSize(c.bytes)),
+              std::string("v28-empty-sector-update-merkletree-poseidon_hasher-") + c.stem);
+  }
+}
 
 // ---- gadget harness ----------------------------------------------------------------
 
@@ -623,6 +660,56 @@ void ExpectNativeEqualsGadgetWitness(uint64_t bytes, uint64_t seed) {
 TEST(SnapNativeWitness, EqualsTheGadgetWitnessFor2KiB) { ExpectNativeEqualsGadgetWitness(2048, 11); }
 
 TEST(SnapNativeWitness, EqualsTheGadgetWitnessFor8KiB) { ExpectNativeEqualsGadgetWitness(8192, 12); }
+
+// ---- slow (tests/snap_slow: ctest -L slow) ---------------------------------------------
+#ifdef CUZK_SNAP_SLOW_TESTS
+
+// Peak resident memory of this process so far, in MiB (Linux VmHWM).
+double PeakRssMiB() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb / 1024;
+}
+
+// Spec section 9 (r1cs_sim.py): aux, a = 5 + A-dense aux, b = 1 + B-dense aux.
+TEST(SnapSlowCount, DensitiesOfTheProductionSizesMatchTheR1csModel) {
+  struct Case { uint64_t bytes, aux, a, b; };
+  const Case cases[] = {
+      {8ull << 20, 9998039, 9981020, 2567922},
+      {512ull << 20, 57401314, 57212322, 14916880},
+      {32ull << 30, 80978488, 80743586, 20983608},
+      {64ull << 30, 84931220, 84682730, 22012684},
+  };
+  for (const auto& c : cases) {
+    auto t0 = std::chrono::steady_clock::now();
+    SectorShape shape = SectorShape::FromSectorSize(c.bytes);
+    CircuitDensity d = CountEmptySectorUpdateDensity(shape);
+    std::printf("%s densities: %.1f s, peak RSS %.0f MiB\n", shape.Name().c_str(), SecondsSince(t0), PeakRssMiB());
+    EXPECT_EQ(d.counts.aux, c.aux) << shape.Name();
+    EXPECT_EQ(d.counts.inputs + d.a_dense_aux, c.a) << shape.Name();
+    EXPECT_EQ(d.b_dense_inputs, 1u) << shape.Name();
+    EXPECT_EQ(d.b_dense_inputs + d.b_dense_aux, c.b) << shape.Name();
+  }
+}
+
+// 8 MiB: 4 partitions of 10,007,503 rows each.
+TEST(SnapSlowCheck, EightMiBSectorEveryPartitionSatisfies) {
+  ExpectEveryPartitionSatisfied(8 << 20, 7);
+  std::printf("peak RSS %.0f MiB\n", PeakRssMiB());
+}
+
+TEST(SnapSlowNativeWitness, EqualsTheGadgetWitnessFor8MiB) {
+  ExpectNativeEqualsGadgetWitness(8 << 20, 8);
+  std::printf("peak RSS %.0f MiB\n", PeakRssMiB());
+}
+
+#endif  // CUZK_SNAP_SLOW_TESTS
 
 }  // namespace
 }  // namespace cuzk::snapdeals

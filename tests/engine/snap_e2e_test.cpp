@@ -111,5 +111,10 @@ void RunEndToEnd(uint64_t sector_bytes, uint64_t seed) {
 
 TEST(SnapE2E, OneKiBSectorProvesAndVerifies) { RunEndToEnd(1024, 21); }
 
+// tests/snap_slow (ctest -L slow): the production 2 KiB shape.
+#ifdef CUZK_SNAP_SLOW_TESTS
+TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22); }
+#endif
+
 }  // namespace
 }  // namespace cuzk::snapdeals

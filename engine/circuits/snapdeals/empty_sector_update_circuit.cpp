@@ -11,6 +11,7 @@
 #include "engine/circuits/snapdeals/gadgets/select.hpp"
 #include "engine/circuits/snapdeals/gadgets/tree_d_hash.hpp"
 #include "engine/circuits/snapdeals/native/poseidon.hpp"
+#include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/r1cs/checking.hpp"
 #include "engine/r1cs/witness.hpp"
 
@@ -175,7 +176,7 @@ void SynthesizeEmptySectorUpdate(CS& cs, const SectorShape& s, const CircuitWitn
       throw std::invalid_argument("EmptySectorUpdate: witness does not fit the " + s.Name() + " shape");
     }
   }
-  const unsigned pbl = s.partition_bit_len, cbl = s.challenge_bit_len, abl = s.apex_bit_len;
+  const unsigned pbl = s.partition_bit_len, abl = s.apex_bit_len;
   const unsigned apex_levels = s.apex_levels;
   const ff::Fr gen_tag = CustomTag(1);
 
@@ -319,7 +320,6 @@ void SynthesizeEmptySectorUpdate(CS& cs, const SectorShape& s, const CircuitWitn
                                    path_to_apex, tree_d_arities, apex_leaf, gadgets::Sha256TreeHasher{});
     }
   }
-  (void)cbl;
 }
 
 template void SynthesizeEmptySectorUpdate(r1cs::RecordingCS&, const SectorShape&, const CircuitWitness*);
@@ -368,6 +368,16 @@ std::optional<r1cs::ConstraintFailure> CheckEmptySectorUpdate(const SectorShape&
   SynthesizeEmptySectorUpdate(cs, shape, &witness);
   if (counts) *counts = {cs.num_constraints(), cs.num_inputs(), cs.num_aux()};
   return cs.first_failure();
+}
+
+std::string EmptySectorUpdateParamsStem(const SectorShape& shape) {
+  const std::string id = "empty_sector_update::PublicParams{ sector_nodes: " + Str(shape.nodes) + " }";
+  const Sha256Digest digest = Sha256Hash(std::span(reinterpret_cast<const uint8_t*>(id.data()), id.size()));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t b : digest) hex += {kHex[b >> 4], kHex[b & 15]};
+  return "v28-empty-sector-update-merkletree-poseidon_hasher-" + Str(shape.base_arity) + "-" + Str(shape.sub_arity) +
+         "-" + Str(shape.top_arity) + "-" + hex;
 }
 
 // ---- witness from a vanilla proof ----------------------------------------------------

@@ -17,6 +17,7 @@
 // produces exactly SynthesizeEmptySectorUpdateWitness's assignment.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/ff/fr.hpp"
@@ -95,5 +96,11 @@ r1cs::Assignment SynthesizeEmptySectorUpdateWitness(const filecoin::SectorShape&
 std::optional<r1cs::ConstraintFailure> CheckEmptySectorUpdate(const filecoin::SectorShape& shape,
                                                               const CircuitWitness& witness,
                                                               CircuitCounts* counts = nullptr);
+
+// Filecoin's parameter file name for this shape without the extension (spec
+// section 10): "v28-empty-sector-update-merkletree-poseidon_hasher-{base}-{sub}-{top}-"
+// + hex sha256 of "empty_sector_update::PublicParams{ sector_nodes: N }".
+// Append ".params" / ".vk".
+std::string EmptySectorUpdateParamsStem(const filecoin::SectorShape& shape);
 
 }  // namespace cuzk::snapdeals
