@@ -28,6 +28,7 @@
 
 #include "engine/ec/g1.hpp"
 #include "engine/ec/g2.hpp"
+#include "engine/ff/fp.hpp"
 #include "engine/ff/fr.hpp"
 #include "engine/msm/msm.hpp"
 #include "engine/util/parallel.hpp"
@@ -66,6 +67,22 @@ double ProcessCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
+
+// Nanoseconds per Fp multiplication (4 independent chains) right now: on a shared machine it says
+// how fast the core was running around the timed runs.
+double FpMulNs() {
+  std::mt19937_64 rng(1);
+  ff::Fp x[4], y[4];
+  for (int k = 0; k < 4; ++k) x[k] = ff::Fp::Random(rng), y[k] = ff::Fp::Random(rng);
+  constexpr int kRounds = 250000;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kRounds; ++i) {
+    for (int k = 0; k < 4; ++k) x[k] *= y[k];
+  }
+  auto stop = std::chrono::steady_clock::now();
+  if ((x[0] * x[1] * x[2] * x[3]).IsZero()) std::fprintf(stderr, "unexpected zero\n");
+  return std::chrono::duration<double, std::nano>(stop - start).count() / (4.0 * kRounds);
 }
 
 std::mt19937_64 BlockRng(uint64_t seed, uint64_t stream, size_t block) {
@@ -157,6 +174,7 @@ int RunMsm(const MsmArgs& args) {
   for (size_t i = 0; i < n; ++i) bases[i] = distinct[i % m];
   const std::vector<Fr> scalars = RandomScalars(n, seed, threads);
 
+  const double mul_ns_before = FpMulNs();
   ec::JacobianPoint<C> result;
   std::vector<double> times_ms, cpu_ms;
   for (unsigned run = 0; run < args.warmups + args.runs; ++run) {
@@ -171,6 +189,7 @@ int RunMsm(const MsmArgs& args) {
     }
   }
   const std::string load_after = LoadAverage();
+  const double mul_ns_after = FpMulNs();
 
   // Another plan: window +-2 (staying within 2..22) and a different thread count.
   const unsigned alt_window = window >= 6 ? window - 2 : window + 2;
@@ -211,6 +230,13 @@ int RunMsm(const MsmArgs& args) {
   std::sort(cpu_ms.begin(), cpu_ms.end());
   out["cpu_ms_median"] = cpu_ms.size() % 2 ? cpu_ms[cpu_ms.size() / 2]
                                            : (cpu_ms[cpu_ms.size() / 2 - 1] + cpu_ms[cpu_ms.size() / 2]) / 2;
+  out["fp_mul_ns_before"] = mul_ns_before;
+  out["fp_mul_ns_after"] = mul_ns_after;
+#if defined(CUZK_FF_X86_64_ASM)
+  out["fp_mul_path"] = ff::detail::use_mulx_adx ? "mulx_adx" : "portable";
+#else
+  out["fp_mul_path"] = "portable";
+#endif
   out["loadavg_before"] = load_before;
   out["loadavg_after"] = load_after;
   out["check"] = Verdict(pass);
@@ -223,9 +249,9 @@ int RunMsm(const MsmArgs& args) {
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("msm %s 2^%u, %u threads, window %u: median %.3f ms (min %.3f, max %.3f over %u runs), "
-                "%.1f ns/point, cpu %.3f ms, load %s, check %s\n",
+                "%.1f ns/point, cpu %.3f ms, Fp mul %.1f ns, load %s, check %s\n",
                 Api::kName, args.log_size, threads, window, median, sorted.front(), sorted.back(), args.runs,
-                median * 1e6 / double(n), out["cpu_ms_median"].get<double>(), load_before.c_str(),
+                median * 1e6 / double(n), out["cpu_ms_median"].get<double>(), mul_ns_before, load_before.c_str(),
                 pass ? "pass" : "FAIL");
   }
   if (!pass) std::fprintf(stderr, "cuzk-bench msm: check failed (seed %llu)\n", (unsigned long long)seed);
