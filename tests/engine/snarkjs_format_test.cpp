@@ -47,8 +47,8 @@ struct Artifacts {
 
 Artifacts MakeArtifacts(const std::string& circuit, const std::string& input, const std::string& flags) {
   std::string out;
-  std::string cmd = "'" + test::SourcePath("tests/oracle/snarkjs_artifacts.sh") + "' " + circuit + " '" + input +
-                    "' " + flags;
+  std::string cmd =
+      "'" + test::SourcePath("tests/oracle/snarkjs_artifacts.sh") + "' " + circuit + " '" + input + "' " + flags;
   int rc = test::RunCommand(cmd, &out);
   if (rc != 0) throw std::runtime_error("snarkjs_artifacts.sh failed (" + std::to_string(rc) + "):\n" + out);
   while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -87,7 +87,9 @@ json G2Json(const ec::G2Affine& p) {
 
 // Section (type) -> (offset of its data, size) in a binfile.
 std::pair<size_t, size_t> SectionAt(const std::vector<uint8_t>& b, uint32_t type) {
-  auto u32 = [&](size_t o) { return uint32_t(b[o]) | uint32_t(b[o + 1]) << 8 | uint32_t(b[o + 2]) << 16 | uint32_t(b[o + 3]) << 24; };
+  auto u32 = [&](size_t o) {
+    return uint32_t(b[o]) | uint32_t(b[o + 1]) << 8 | uint32_t(b[o + 2]) << 16 | uint32_t(b[o + 3]) << 24;
+  };
   size_t pos = 12;
   for (uint32_t i = 0, n = u32(8); i < n; ++i) {
     uint32_t t = u32(pos);
@@ -228,8 +230,8 @@ TEST(SnarkjsZkey, MatchesSnarkjsExport) {
     for (size_t i = 0; i < z.coefficients.size(); ++i) {
       const auto& c = z.coefficients[i];
       const json& e = j["ccoefs"][i];
-      ASSERT_EQ(json({{"matrix", c.matrix}, {"constraint", c.constraint}, {"signal", c.signal}, {"value", Dec(c.value)}}),
-                e);
+      ASSERT_EQ(
+          json({{"matrix", c.matrix}, {"constraint", c.constraint}, {"signal", c.signal}, {"value", Dec(c.value)}}), e);
     }
     // A, B1, B2: dense per variable in snarkjs, compacted by density here.
     ASSERT_EQ(pk.a_density.size(), z.n_vars);
@@ -354,7 +356,8 @@ void ByteFlipsNeverCrash(const std::vector<uint8_t>& bytes, Parse parse, int tri
 TEST(SnarkjsCorrupt, R1csTruncatedAtEveryLength) {
   auto bytes = MultiPublic().Bytes("circuit.r1cs");
   EveryTruncationFails(bytes, [](const std::vector<uint8_t>& b) { ParseR1cs(b, "cut.r1cs"); });
-  ByteFlipsNeverCrash(bytes, [](const std::vector<uint8_t>& b) { ParseR1cs(b, "flip.r1cs"); }, 2000);
+  ByteFlipsNeverCrash(
+      bytes, [](const std::vector<uint8_t>& b) { ParseR1cs(b, "flip.r1cs"); }, 2000);
   std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 1);
   ExpectFormatError([&] { ParseR1cs(cut, "cut.r1cs"); }, "cut.r1cs: section #2 (type 3) claims 96 bytes");
 }
@@ -416,7 +419,8 @@ TEST(SnarkjsCorrupt, R1csConstraintErrors) {
   {
     auto b = good;
     std::fill(b.begin() + c + 8, b.begin() + c + 40, 0xff);  // first coefficient >= r
-    ExpectFormatError([&] { parse(b); }, "constraint 0 A term 0 has a coefficient >= the BLS12-381 scalar field modulus");
+    ExpectFormatError([&] { parse(b); },
+                      "constraint 0 A term 0 has a coefficient >= the BLS12-381 scalar field modulus");
   }
   {
     auto b = good;
@@ -626,20 +630,19 @@ TEST(SnarkjsCorrupt, ProofJsonErrors) {
   ExpectFormatError([&] { parse(with([](json& k) { k["pi_b"][0] = json::array({"1"}); })); },
                     "pi_b[0]: expected 2 elements, found 1");
   // Value problems are kInvalidValue: a verifier says "invalid proof".
-  ExpectFormatError(
-      [&] {
-        parse(with([](json& k) {
-          k["pi_a"][0] = LimbsToDecimal<6>(ff::Fp::kModulus);
-        }));
-      },
-      "is not less than the BLS12-381 base field modulus", ErrorKind::kInvalidValue);
+  ExpectFormatError([&] { parse(with([](json& k) { k["pi_a"][0] = LimbsToDecimal<6>(ff::Fp::kModulus); })); },
+                    "is not less than the BLS12-381 base field modulus", ErrorKind::kInvalidValue);
   ExpectFormatError([&] { parse(with([](json& k) { k["pi_a"][0] = std::string(200, '9'); })); },
                     "is not a field element (too large)", ErrorKind::kInvalidValue);
   ExpectFormatError([&] { parse(with([](json& k) { k["pi_a"][1] = "5"; })); }, "pi_a: the point is not on the curve",
                     ErrorKind::kInvalidValue);
-  ExpectFormatError([&] { parse(with([](json& k) { k["pi_c"] = json::array({"0", "1", "0"}); })); },
+  ExpectFormatError([&] { parse(with([](json& k) {
+                            k["pi_c"] = json::array({"0", "1", "0"});
+                          })); },
                     "pi_c: the point at infinity is not allowed here", ErrorKind::kInvalidValue);
-  ExpectFormatError([&] { parse(with([](json& k) { k["pi_a"] = json::array({"0", "2", "1"}); })); },
+  ExpectFormatError([&] { parse(with([](json& k) {
+                            k["pi_a"] = json::array({"0", "2", "1"});
+                          })); },
                     "pi_a: the point is not in the prime-order subgroup", ErrorKind::kInvalidValue);
   ExpectFormatError([&] { ReadFileText("/nonexistent/proof.json"); }, "/nonexistent/proof.json: cannot open");
 }

@@ -11,13 +11,13 @@
 // linear combinations with near-modulus constants, no public signal at all,
 // and 2000 constraints (domain 2^11).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "engine/circuits/snarkjs/bin_file.hpp"
@@ -219,7 +219,8 @@ TEST_P(SnarkjsInterop, CliProveAndVerify) {
   const std::string vkey = In("verification_key.json");
 
   auto verify = [&](const std::string& proof, const std::string& pub) {
-    return RunCli("groth16 verify --vkey " + Quote(vkey) + " --proof " + Quote(proof) + " --public " + Quote(pub), &out);
+    return RunCli("groth16 verify --vkey " + Quote(vkey) + " --proof " + Quote(proof) + " --public " + Quote(pub),
+                  &out);
   };
   EXPECT_EQ(verify(Out("cli_proof.json"), Out("cli_public.json")), 0) << out;
   EXPECT_EQ(verify(In("proof.json"), In("public.json")), 0) << out;  // snarkjs's proof
@@ -295,11 +296,11 @@ TEST(SnarkjsWitness, UnsatisfiedWitnessIsRefusedNamingTheConstraint) {
   fs::create_directories(tmp);
   WriteWtns((tmp / "bad.wtns").string(), w);
   std::string out;
-  int rc = RunCli("groth16 prove --r1cs " + Quote(dir + "/circuit.r1cs") + " --zkey " + Quote(dir + "/circuit.zkey") +
-                      " --wtns " + Quote((tmp / "bad.wtns").string()) + " --proof-out " +
-                      Quote((tmp / "p.json").string()) + " --public-out " + Quote((tmp / "q.json").string()) +
-                      " --sym " + Quote(dir + "/circuit.sym"),
-                  &out);
+  int rc =
+      RunCli("groth16 prove --r1cs " + Quote(dir + "/circuit.r1cs") + " --zkey " + Quote(dir + "/circuit.zkey") +
+                 " --wtns " + Quote((tmp / "bad.wtns").string()) + " --proof-out " + Quote((tmp / "p.json").string()) +
+                 " --public-out " + Quote((tmp / "q.json").string()) + " --sym " + Quote(dir + "/circuit.sym"),
+             &out);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("does not satisfy constraint 1 of 6"), std::string::npos) << out;
   EXPECT_NE(out.find("main.prod[1]"), std::string::npos) << out;

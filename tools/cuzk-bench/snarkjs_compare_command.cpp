@@ -16,6 +16,9 @@
 //                   prover alone, the fair comparison for "cuzk prove".
 // Every proof is checked: ours and snarkjs's must pass our verifier with the
 // same public signals.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -23,13 +26,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/circuits/snarkjs/bin_file.hpp"
 #include "engine/circuits/snarkjs/json_io.hpp"
@@ -145,10 +145,9 @@ int RunCompare(const CompareArgs& args) {
     snarkjs_verified = snarkjs_verified && sp == pub && groth16::Verify(pvk, p, pub);
   }
   fs::remove_all(tmp);
-  nlohmann::json warm = nlohmann::json::parse(Run("cd " + Quote(oracle.string()) +
-                                                  " && node snarkjs_prove_timing.mjs " + Quote(zkey_path) + " " +
-                                                  Quote(wtns_path) + " " + std::to_string(args.snarkjs_runs + 1) +
-                                                  " 2>/dev/null"));
+  nlohmann::json warm = nlohmann::json::parse(
+      Run("cd " + Quote(oracle.string()) + " && node snarkjs_prove_timing.mjs " + Quote(zkey_path) + " " +
+          Quote(wtns_path) + " " + std::to_string(args.snarkjs_runs + 1) + " 2>/dev/null"));
   std::vector<double> warm_ms = warm["times_ms"].get<std::vector<double>>();
   double first_ms = warm_ms.front();
   warm_ms.erase(warm_ms.begin());
@@ -213,7 +212,9 @@ CommandRegistrar kSnarkjsCompare("snarkjs-compare", [](CLI::App& app) {
   cmd->add_option("--oracle-dir", args->oracle_dir, "folder with node_modules/snarkjs and snarkjs_prove_timing.mjs")
       ->capture_default_str();
   cmd->add_option("--threads,-t", args->threads, "our worker threads (0 = all hardware threads)");
-  cmd->add_option("--runs", args->runs, "our timed runs (after one warm-up)")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--runs", args->runs, "our timed runs (after one warm-up)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--snarkjs-runs", args->snarkjs_runs, "snarkjs timed runs, CLI and warm")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

@@ -78,11 +78,11 @@ void Prove(const ProveArgs& args) {
   snarkjs::WriteFileText(args.proof_out, snarkjs::ProofToJson(proof));
   snarkjs::WriteFileText(args.public_out, snarkjs::PublicSignalsToJson(public_signals));
   if (!args.quiet) {
-    std::printf("groth16 prove: %llu constraints, %llu wires, %u public signals, domain 2^%d: loaded in %.3f s, "
-                "proved in %.3f s -> %s, %s\n",
-                (unsigned long long)r1cs.circuit.num_constraints(), (unsigned long long)r1cs.n_wires,
-                r1cs.n_public(), std::countr_zero(zkey.domain_size), load_s, prove_s, args.proof_out.c_str(),
-                args.public_out.c_str());
+    std::printf(
+        "groth16 prove: %llu constraints, %llu wires, %u public signals, domain 2^%d: loaded in %.3f s, "
+        "proved in %.3f s -> %s, %s\n",
+        (unsigned long long)r1cs.circuit.num_constraints(), (unsigned long long)r1cs.n_wires, r1cs.n_public(),
+        std::countr_zero(zkey.domain_size), load_s, prove_s, args.proof_out.c_str(), args.public_out.c_str());
   }
 }
 

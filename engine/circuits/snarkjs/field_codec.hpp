@@ -25,8 +25,8 @@
 
 namespace cuzk::snarkjs {
 
-inline constexpr size_t kFrBytes = 32;          // n8r
-inline constexpr size_t kFpBytes = 48;          // n8q
+inline constexpr size_t kFrBytes = 32;  // n8r
+inline constexpr size_t kFpBytes = 48;  // n8q
 inline constexpr size_t kG1LemBytes = 2 * kFpBytes;
 inline constexpr size_t kG2LemBytes = 4 * kFpBytes;
 

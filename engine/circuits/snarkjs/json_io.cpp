@@ -34,7 +34,9 @@ OrderedJson G2ToJson(const ec::G2Affine& p) {
   return OrderedJson::array({Fp2ToJson(p.x), Fp2ToJson(p.y), Fp2ToJson(ff::Fp2::One())});
 }
 
-OrderedJson Fp6ToJson(const ff::Fp6& f) { return OrderedJson::array({Fp2ToJson(f.c0), Fp2ToJson(f.c1), Fp2ToJson(f.c2)}); }
+OrderedJson Fp6ToJson(const ff::Fp6& f) {
+  return OrderedJson::array({Fp2ToJson(f.c0), Fp2ToJson(f.c1), Fp2ToJson(f.c2)});
+}
 
 // ---- reading ----------------------------------------------------------------
 
@@ -63,6 +65,12 @@ const Json& ExpectArray(const Json& j, const std::string& where, size_t min_size
   return j;
 }
 
+// A value for an error message: long ones are cut (a file may hold megabytes in one string).
+std::string Abbrev(const std::string& s) {
+  if (s.size() <= 48) return s;
+  return s.substr(0, 40) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 template <size_t N>
 ff::Limbs<N> DecimalLimbs(const Json& j, const std::string& where) {
   if (!j.is_string()) {
@@ -73,8 +81,10 @@ ff::Limbs<N> DecimalLimbs(const Json& j, const std::string& where) {
   if (!v) {
     // Digits only but too many for N limbs is a value problem, not a syntax one.
     bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-    if (digits) throw FormatError(ErrorKind::kInvalidValue, where + ": " + s + " is not a field element (too large)");
-    throw FormatError(where + ": \"" + s + "\" is not a non-negative decimal integer");
+    if (digits) {
+      throw FormatError(ErrorKind::kInvalidValue, where + ": " + Abbrev(s) + " is not a field element (too large)");
+    }
+    throw FormatError(where + ": \"" + Abbrev(s) + "\" is not a non-negative decimal integer");
   }
   return *v;
 }
@@ -173,7 +183,7 @@ void ExpectString(const Json& obj, std::string_view key, std::string_view expect
     return;
   }
   if (!it->is_string() || it->get_ref<const std::string&>() != expected) {
-    std::string got = it->is_string() ? it->get<std::string>() : it->dump();
+    std::string got = Abbrev(it->is_string() ? it->get<std::string>() : it->dump());
     throw FormatError(name + ": " + std::string(key) + " is \"" + got + "\", only \"" + std::string(expected) +
                       "\" is supported");
   }

@@ -112,8 +112,8 @@ R1csFile ParseR1cs(std::span<const uint8_t> bytes, const std::string& name) {
   if (bin.Has(kWireToLabelSection)) {
     ByteReader m = bin.Reader(kWireToLabelSection, "wire to label map");
     if (m.remaining() != uint64_t(f.n_wires) * 8) {
-      throw FormatError(m.context() + ": " + std::to_string(m.remaining()) + " bytes, expected 8 * nWires = " +
-                        std::to_string(uint64_t(f.n_wires) * 8));
+      throw FormatError(m.context() + ": " + std::to_string(m.remaining()) +
+                        " bytes, expected 8 * nWires = " + std::to_string(uint64_t(f.n_wires) * 8));
     }
     f.wire_to_label.resize(f.n_wires);
     for (uint32_t w = 0; w < f.n_wires; ++w) {

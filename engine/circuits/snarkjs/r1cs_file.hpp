@@ -52,5 +52,4 @@ R1csFile ReadR1cs(const std::string& path);
 // wire_to_label is set, 3). Used by tests and to hand our circuits to snarkjs.
 std::vector<uint8_t> SerializeR1cs(const R1csFile& r1cs);
 
-
 }  // namespace cuzk::snarkjs

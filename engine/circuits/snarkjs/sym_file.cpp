@@ -28,7 +28,8 @@ std::vector<std::string> ParseSymWireNames(std::string_view text, uint32_t n_wir
       size_t comma = line.find(',');
       if (comma == std::string_view::npos) throw bad("too few fields");
       auto [ptr, ec] = std::from_chars(line.data(), line.data() + comma, f);
-      if (ec != std::errc() || ptr != line.data() + comma) throw bad("\"" + std::string(line.substr(0, comma)) + "\" is not a number");
+      if (ec != std::errc() || ptr != line.data() + comma)
+        throw bad("\"" + std::string(line.substr(0, comma)) + "\" is not a number");
       line.remove_prefix(comma + 1);
     }
     if (line.empty()) throw bad("empty signal name");

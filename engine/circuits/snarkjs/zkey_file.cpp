@@ -241,8 +241,9 @@ using CoefKey = std::tuple<uint32_t, uint32_t, uint32_t, ff::Limbs<4>>;  // cons
 std::string FirstDensityDifference(const msm::DensityBitmap& zkey, const msm::DensityBitmap& r1cs) {
   for (size_t v = 0; v < zkey.size(); ++v) {
     if (zkey.Test(v) != r1cs.Test(v)) {
-      return "variable " + std::to_string(v) + (zkey.Test(v) ? " has a point in the zkey but no entry in the r1cs"
-                                                             : " has an entry in the r1cs but no point in the zkey");
+      return "variable " + std::to_string(v) +
+             (zkey.Test(v) ? " has a point in the zkey but no entry in the r1cs"
+                           : " has an entry in the r1cs but no point in the zkey");
     }
   }
   return "";
@@ -294,8 +295,8 @@ void CheckZkeyMatchesR1cs(const ZkeyFile& z, const R1csFile& r) {
   for (size_t i = 0; i < actual.size(); ++i) {
     if (actual[i] != expected[i]) {
       [[maybe_unused]] auto [row, matrix, signal, value] = std::min(actual[i], expected[i]);
-      throw FormatError(prefix + "the " + (matrix ? "B" : "A") + " coefficients of constraint " +
-                        std::to_string(row) + " differ (first at signal " + std::to_string(signal) + ")");
+      throw FormatError(prefix + "the " + (matrix ? "B" : "A") + " coefficients of constraint " + std::to_string(row) +
+                        " differ (first at signal " + std::to_string(signal) + ")");
     }
   }
 
