@@ -549,21 +549,29 @@ TEST(SnapCircuitCheck, ChangedCommitmentsFailTheirRows) {
   for (const auto& c : cases) {
     CircuitWitness w = s.witnesses[0];
     w.*(c.field) += Fr::One();
-    auto failure = CheckEmptySectorUpdate(shape, w);
+    auto failure = CheckEmptySectorUpdate(shape, w, nullptr, /*stop_at_first_failure=*/true);
     ASSERT_TRUE(failure.has_value()) << c.expected_row;
     EXPECT_EQ(failure->name, c.expected_row);
   }
-  // A wrong partition index (k_and_h_select) or private value fails too.
+  // Private values: a TreeR sibling, a TreeD leaf.
   CircuitWitness w = s.witnesses[0];
   w.challenges[3].path_r_old[0][2] += Fr::One();
-  auto failure = CheckEmptySectorUpdate(shape, w);
+  auto failure = CheckEmptySectorUpdate(shape, w, nullptr, true);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->name, "por tree_r_old (c_index=3)/calculated root == provided root");
   w = s.witnesses[0];
   w.challenges[5].leaf_d_new += Fr::One();
-  failure = CheckEmptySectorUpdate(shape, w);
+  CircuitCounts partial;
+  failure = CheckEmptySectorUpdate(shape, w, &partial, true);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->name, "por tree_r_new (c_index=5)/calculated root == provided root");
+  EXPECT_EQ(partial.constraints, failure->index + 1);  // synthesis ended there
+  // Without stopping, the same first failure and the full counts.
+  CircuitCounts full;
+  auto again = CheckEmptySectorUpdate(shape, w, &full);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->index, failure->index);
+  EXPECT_EQ(full.constraints, 1705039u);
 }
 
 TEST(SnapCircuitCheck, WitnessFromAMismatchedProofIsRefused) {

@@ -3,6 +3,7 @@
 #include <bit>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "engine/circuits/snapdeals/counting_cs.hpp"
 #include "engine/circuits/snapdeals/gadgets/num.hpp"
@@ -12,6 +13,7 @@
 #include "engine/circuits/snapdeals/gadgets/tree_d_hash.hpp"
 #include "engine/circuits/snapdeals/native/poseidon.hpp"
 #include "engine/circuits/snapdeals/native/sha256.hpp"
+#include "engine/circuits/snapdeals/witness/native_witness.hpp"
 #include "engine/r1cs/checking.hpp"
 #include "engine/r1cs/witness.hpp"
 
@@ -357,17 +359,49 @@ r1cs::CompiledCircuit CompileEmptySectorUpdate(const SectorShape& shape, const r
 }
 
 r1cs::Assignment SynthesizeEmptySectorUpdateWitness(const SectorShape& shape, const CircuitWitness& witness) {
-  r1cs::WitnessCS cs(1 + kEmptySectorUpdatePublicInputs);
+  // Reserve the whole assignment up front (32 GiB: 81M values; growing by
+  // doubling would copy and page-fault several GB).
+  r1cs::WitnessCS cs(1 + kEmptySectorUpdatePublicInputs, witness::EmptySectorUpdateAuxCount(shape));
   SynthesizeEmptySectorUpdate(cs, shape, &witness);
   return cs.TakeAssignment();
 }
 
-std::optional<r1cs::ConstraintFailure> CheckEmptySectorUpdate(const SectorShape& shape, const CircuitWitness& witness,
-                                                              CircuitCounts* counts) {
-  r1cs::CheckingCS cs;
-  SynthesizeEmptySectorUpdate(cs, shape, &witness);
+namespace {
+
+// Thrown out of synthesis by StopAtFirstFailureCS.
+struct FirstFailureFound {};
+
+// CheckingCS that ends synthesis at the first failing row.
+class StopAtFirstFailureCS : public r1cs::CheckingCS {
+ public:
+  template <class N, class A, class B, class C>
+  void Enforce(N&& name, A&& a, B&& b, C&& c) {
+    r1cs::CheckingCS::Enforce(std::forward<N>(name), std::forward<A>(a), std::forward<B>(b), std::forward<C>(c));
+    if (!is_satisfied()) throw FirstFailureFound{};
+  }
+};
+
+template <class CS>
+std::optional<r1cs::ConstraintFailure> Check(CS& cs, const SectorShape& shape, const CircuitWitness& witness,
+                                             CircuitCounts* counts) {
+  try {
+    SynthesizeEmptySectorUpdate(cs, shape, &witness);
+  } catch (const FirstFailureFound&) {
+  }
   if (counts) *counts = {cs.num_constraints(), cs.num_inputs(), cs.num_aux()};
   return cs.first_failure();
+}
+
+}  // namespace
+
+std::optional<r1cs::ConstraintFailure> CheckEmptySectorUpdate(const SectorShape& shape, const CircuitWitness& witness,
+                                                              CircuitCounts* counts, bool stop_at_first_failure) {
+  if (stop_at_first_failure) {
+    StopAtFirstFailureCS cs;
+    return Check(cs, shape, witness, counts);
+  }
+  r1cs::CheckingCS cs;
+  return Check(cs, shape, witness, counts);
 }
 
 std::string EmptySectorUpdateParamsStem(const SectorShape& shape) {

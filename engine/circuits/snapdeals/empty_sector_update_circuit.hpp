@@ -92,10 +92,14 @@ r1cs::CompiledCircuit CompileEmptySectorUpdate(const filecoin::SectorShape& shap
 r1cs::Assignment SynthesizeEmptySectorUpdateWitness(const filecoin::SectorShape& shape, const CircuitWitness& witness);
 
 // CheckingCS: every row evaluated as it is enforced; the first failing one
-// (full namespaced name) or nullopt. `counts` (if given) receives the counts.
+// (full namespaced name) or nullopt. `counts` (if given) receives the counts
+// of what was synthesized. With stop_at_first_failure synthesis ends at the
+// first failing row (a wrong comm_r fails within the first thousand rows),
+// so the counts are then partial.
 std::optional<r1cs::ConstraintFailure> CheckEmptySectorUpdate(const filecoin::SectorShape& shape,
                                                               const CircuitWitness& witness,
-                                                              CircuitCounts* counts = nullptr);
+                                                              CircuitCounts* counts = nullptr,
+                                                              bool stop_at_first_failure = false);
 
 // Filecoin's parameter file name for this shape without the extension (spec
 // section 10): "v28-empty-sector-update-merkletree-poseidon_hasher-{base}-{sub}-{top}-"

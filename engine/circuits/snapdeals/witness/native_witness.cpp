@@ -1,6 +1,11 @@
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 #include <bit>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -50,6 +55,21 @@ uint64_t ApexAux(const SectorShape& s) {
   return uint64_t(s.apex_leaf_count - 1) * kNodeAux + uint64_t(s.partition_bit_len) * kTreeDLevelAux;
 }
 uint64_t DigestsAux(const SectorShape& s) { return uint64_t(s.digests_per_partition) * (1 + PoseidonAux(2) + kNumBits); }
+
+// The assignment's storage, zeroed. A 32 GiB partition's 2.6 GB touched in
+// 4 KiB pages costs ~600k page faults (measured: 80% of this path's time on a
+// VM); where transparent huge pages are on request (THP "madvise" mode), ask
+// for them before the first touch: 2 MiB pages, 512x fewer faults.
+void AllocateValues(std::vector<Fr>& values, size_t n) {
+  values.reserve(n);
+#ifdef __linux__
+  constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(values.data()) + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(values.data() + n) & ~(kHugePage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advisory: errors ignored
+#endif
+  values.resize(n);
+}
 
 const Fr& Bit(bool b) {
   static const Fr kZero = Fr::Zero(), kOne = Fr::One();
@@ -154,7 +174,7 @@ r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const Cir
 
   r1cs::Assignment z;
   z.num_inputs = 1 + kEmptySectorUpdatePublicInputs;
-  z.values.resize(z.num_inputs + EmptySectorUpdateAuxCount(s));
+  AllocateValues(z.values, z.num_inputs + EmptySectorUpdateAuxCount(s));
   z.values[0] = Fr::One();
   z.values[1] = w.k_and_h_select;
   z.values[2] = w.comm_r_old;
