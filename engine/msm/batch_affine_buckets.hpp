@@ -56,7 +56,7 @@ class BatchAffineBuckets {
     Point& b = buckets_[bucket];
     if (!(st & kFilled)) {
       b.x = p.x;
-      b.y = negate ? -p.y : p.y;
+      K::CondNeg(b.y, p.y, negate);
       st = kFilled;
       return;
     }

@@ -1,14 +1,17 @@
 // The building blocks of the GPU MSM run on the host through the emulated
 // device fields: XYZZ point formulas against engine/ec (same formulas, so the
-// coordinates must match exactly), and the signed-digit recoding against the
-// scalar it came from.
+// coordinates must match exactly), the signed-digit recoding against the
+// scalar it came from, and the whole G1 MSM pipeline (the device steps of
+// cuda/msm/g1_msm_steps.hpp in host loops) against msm::MsmG1.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "cuda/ec/point.hpp"
+#include "cuda/msm/g1_msm_emulation.hpp"
 #include "cuda/msm/signed_digits.hpp"
 #include "engine/ec/g1.hpp"
+#include "engine/msm/msm.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::cuda {
@@ -74,6 +77,82 @@ TEST(SignedDigitsTest, DigitsRecomposeTheScalarAndStayInRange) {
       ASSERT_EQ(sum, s) << "c=" << c << " s=" << s.ToHex();
     }
   }
+}
+
+std::vector<ec::G1Affine> RandomPoints(std::mt19937_64& rng, size_t n) {
+  std::vector<ec::G1Affine> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(RandomPoint(rng));
+  return out;
+}
+
+void ExpectSameMsm(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
+                   const g1msm::EmulationSizes& sizes, const std::string& what) {
+  const ec::G1Affine want = msm::MsmG1(bases.first(scalars.size()), scalars).ToAffine();
+  const ec::G1Affine got = g1msm::EmulatedMsmG1(bases, scalars, nullptr, sizes).ToAffine();
+  EXPECT_EQ(got, want) << what << " n=" << scalars.size() << " c=" << sizes.window_bits << " chunk=" << sizes.chunk
+                       << " segment=" << sizes.segment_len;
+}
+
+TEST(MsmPipelineEmulationTest, RandomInputsMatchCpuMsm) {
+  auto rng = test::SeededRng();
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, 130);
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(130)}) {
+    std::vector<ff::Fr> scalars(n);
+    for (auto& s : scalars) s = ff::Fr::Random(rng);
+    // Tiny chunks and segments: buckets split over many chunks, many segments per window.
+    ExpectSameMsm(bases, scalars, {.window_bits = 4, .chunk = 3, .segment_len = 2}, "small chunks");
+    ExpectSameMsm(bases, scalars, {.window_bits = 7, .chunk = 1, .segment_len = 64}, "chunk 1");
+    ExpectSameMsm(bases, scalars, {.window_bits = 5, .chunk = 1000, .segment_len = 16}, "one chunk");
+  }
+  std::vector<ff::Fr> scalars(100);
+  for (auto& s : scalars) s = ff::Fr::Random(rng);
+  ExpectSameMsm(bases, scalars, {}, "default sizes");
+}
+
+TEST(MsmPipelineEmulationTest, EdgeScalarsAndRepeatedBases) {
+  auto rng = test::SeededRng();
+  const ec::G1Affine p = RandomPoint(rng), q = RandomPoint(rng);
+  const ff::Fr r_minus_1 = -ff::Fr::One();
+  // Repeated bases: P + P doubles inside a bucket; s P + (r - s) P cancels to infinity.
+  std::vector<ec::G1Affine> bases = {p, p, p, q, q, -q, ec::G1Affine::Infinity(), p, q, p};
+  std::vector<ff::Fr> scalars = {ff::Fr::One(), ff::Fr::One(),      r_minus_1,        ff::Fr::Zero(),
+                                 ff::Fr::FromUint64(5), ff::Fr::FromUint64(5), ff::Fr::Random(rng),
+                                 -ff::Fr::FromUint64(2), ff::Fr::FromUint64(1u << 20), ff::Fr::FromUint64(3)};
+  for (uint32_t c : {4u, 6u, 9u}) {
+    ExpectSameMsm(bases, scalars, {.window_bits = c, .chunk = 2, .segment_len = 4}, "edge");
+  }
+  // Cancels exactly: s P + (-s) P + 0 Q = infinity.
+  const ff::Fr s = ff::Fr::Random(rng);
+  std::vector<ec::G1Affine> pair = {p, p, q};
+  std::vector<ff::Fr> cancel = {s, -s, ff::Fr::Zero()};
+  EXPECT_TRUE(g1msm::EmulatedMsmG1(pair, cancel, nullptr, {.window_bits = 5, .chunk = 2}).IsInfinity());
+  // All scalars equal: one bucket per window spans many chunks (fixup runs).
+  std::vector<ec::G1Affine> many = RandomPoints(rng, 40);
+  std::vector<ff::Fr> same(40, r_minus_1);
+  ExpectSameMsm(many, same, {.window_bits = 8, .chunk = 3, .segment_len = 8}, "equal scalars");
+  std::vector<ff::Fr> zeros(40, ff::Fr::Zero());
+  EXPECT_TRUE(g1msm::EmulatedMsmG1(many, zeros, nullptr, {.window_bits = 8}).IsInfinity());
+}
+
+TEST(MsmPipelineEmulationTest, DensityMaskMatchesCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 150;
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
+  std::vector<ec::G1Affine> bases = RandomPoints(rng, density.Count());
+  std::vector<ff::Fr> scalars(n);
+  for (auto& s : scalars) s = ff::Fr::Random(rng);
+  const ec::G1Affine want = msm::MsmG1Density(bases, scalars, density).ToAffine();
+  EXPECT_EQ(g1msm::EmulatedMsmG1(bases, scalars, &density, {.window_bits = 6, .chunk = 5, .segment_len = 8}).ToAffine(),
+            want);
+  EXPECT_EQ(g1msm::EmulatedMsmG1(bases, scalars, &density, {}).ToAffine(), want);
+}
+
+TEST(MsmPipelineEmulationTest, BadWindowRejected) {
+  std::vector<ec::G1Affine> bases = {ec::G1Affine::Generator()};
+  std::vector<ff::Fr> scalars = {ff::Fr::One()};
+  EXPECT_THROW(g1msm::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 3}), std::invalid_argument);
+  EXPECT_THROW(g1msm::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 23}), std::invalid_argument);
 }
 
 }  // namespace

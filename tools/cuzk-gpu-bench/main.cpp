@@ -6,6 +6,8 @@
 //   cuzk-gpu-bench field [--n 1048576]
 //   cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3] [--fuse 1,0]
 //                      [--warmups 2] [--repeats 5] [--seed N]
+//   cuzk-gpu-bench msm --log-sizes 16-26 [--windows 0,16,18] [--chunk 0] [--cpu-check-max-log 20]
+//                      [--chunk-points 1024] [--warmups 2] [--repeats 5] [--seed N]
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -16,6 +18,7 @@
 namespace cuzk::gpubench {
 int RunField(const Args& args);  // field_bench.cpp
 int RunNtt(const Args& args);    // ntt_bench.cpp
+int RunMsm(const Args& args);    // msm_bench.cpp
 }  // namespace cuzk::gpubench
 
 namespace {
@@ -25,7 +28,10 @@ int Usage() {
                "usage: cuzk-gpu-bench info\n"
                "       cuzk-gpu-bench field [--n N]\n"
                "       cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3]\n"
-               "                          [--fuse 1,0] [--warmups 2] [--repeats 5] [--seed N]\n");
+               "                          [--fuse 1,0] [--warmups 2] [--repeats 5] [--seed N]\n"
+               "       cuzk-gpu-bench msm --log-sizes 16-26 [--windows 0,16,18] [--chunk 0]\n"
+               "                          [--cpu-check-max-log 20] [--chunk-points 1024] [--warmups 2]\n"
+               "                          [--repeats 5] [--seed N]\n");
   return 2;
 }
 
@@ -54,6 +60,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return RunInfo();
     if (cmd == "field") return cuzk::gpubench::RunField(args);
     if (cmd == "ntt") return cuzk::gpubench::RunNtt(args);
+    if (cmd == "msm") return cuzk::gpubench::RunMsm(args);
     return Usage();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-gpu-bench %s: error: %s\n", cmd.c_str(), e.what());

@@ -1,0 +1,94 @@
+#pragma once
+// The GPU G1 MSM pipeline run on the host: the same per-thread steps
+// (g1_msm_steps.hpp) in plain loops over the thread index, with the emulated
+// device fields and std::stable_sort in place of the radix sort. For tests on
+// machines without a GPU (slow: ~1 us per emulated Fp multiplication; keep n
+// and the window small). Stage sizes come from the arguments so tests can
+// force chunk boundaries inside buckets.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "cuda/msm/g1_msm_plan.hpp"
+#include "engine/ff/fr.hpp"
+#include "engine/msm/density_bitmap.hpp"
+
+namespace cuzk::cuda::g1msm {
+
+struct EmulationSizes {
+  uint32_t window_bits = 0;  // 0: DefaultWindowBits
+  size_t chunk = 0;          // 0: DefaultChunk
+  uint32_t segment_len = 0;  // 0: DefaultSegmentLen
+};
+
+// density == nullptr: dense (bases.size() >= scalars.size()); else
+// density->size() == scalars.size() and bases.size() >= density->Count().
+inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
+                                    const msm::DensityBitmap* density, const EmulationSizes& sizes = {}) {
+  const size_t n = scalars.size();
+  if (n == 0) return ec::G1Jacobian::Infinity();
+  const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n));
+  std::vector<G1Affine> dev_bases(bases.size());
+  for (size_t i = 0; i < bases.size(); ++i) dev_bases[i] = G1AffineFromHost(bases[i]);
+  std::vector<Fr> dev_scalars(n);
+  for (size_t i = 0; i < n; ++i) dev_scalars[i] = Fr::FromHost(scalars[i]);
+  std::vector<uint32_t> ranks;
+  if (density) {
+    ranks.resize(density->words().size());
+    uint32_t r = 0;
+    for (size_t k = 0; k < ranks.size(); ++k) ranks[k] = r, r += uint32_t(std::popcount(density->words()[k]));
+  }
+
+  // 1-2: digits, then sort by key (stable like the radix sort; the order of
+  // equal keys does not change the sum anyway).
+  const size_t m = size_t(layout.windows) * n;
+  std::vector<uint32_t> keys(m), vals(m);
+  for (size_t i = 0; i < n; ++i) {
+    DigitsStep(i, n, layout, dev_scalars.data(), density ? density->words().data() : nullptr, ranks.data(),
+               keys.data(), vals.data());
+  }
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> sorted_keys(m), sorted_vals(m);
+  for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
+
+  // 3-4: buckets (all-zero = infinity, as after the device memset).
+  const size_t chunk = sizes.chunk ? sizes.chunk : DefaultChunk(m);
+  const size_t chunks = (m + chunk - 1) / chunk;
+  std::vector<G1Xyzz> buckets(size_t(layout.windows) * layout.buckets);
+  std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(G1Xyzz));
+  std::vector<G1Xyzz> partials(chunks);
+  std::vector<uint32_t> partial_keys(chunks);
+  for (size_t t = 0; t < chunks; ++t) {
+    AccumulateStep(t, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(), dev_bases.data(),
+                   buckets.data(), partials.data(), partial_keys.data());
+  }
+  for (size_t t = 0; t < chunks; ++t) {
+    FixupStep(t, chunks, layout.Sentinel(), partials.data(), partial_keys.data(), buckets.data());
+  }
+
+  // 5-6: per-window sums.
+  const uint32_t segment_len = sizes.segment_len ? sizes.segment_len : DefaultSegmentLen(layout);
+  if (segment_len == 0 || layout.buckets % segment_len != 0) {
+    throw std::invalid_argument("EmulatedMsmG1: segment length must divide the bucket count");
+  }
+  uint32_t per_window = layout.buckets / segment_len;
+  std::vector<G1Xyzz> level(size_t(layout.windows) * per_window);
+  for (size_t t = 0; t < level.size(); ++t) SegmentStep(t, layout, segment_len, buckets.data(), level.data());
+  while (per_window > 1) {
+    const uint32_t next = (per_window + kGroupSum - 1) / kGroupSum;
+    std::vector<G1Xyzz> out(size_t(layout.windows) * next);
+    for (size_t t = 0; t < out.size(); ++t) GroupSumStep(t, per_window, kGroupSum, level.data(), out.data());
+    level = std::move(out);
+    per_window = next;
+  }
+  std::vector<ec::G1Xyzz> window_sums(layout.windows);
+  for (uint32_t w = 0; w < layout.windows; ++w) window_sums[w] = G1XyzzToHost(level[w]);
+  return CombineWindows(window_sums, layout.window_bits);
+}
+
+}  // namespace cuzk::cuda::g1msm

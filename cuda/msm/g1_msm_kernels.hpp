@@ -1,0 +1,35 @@
+#pragma once
+// Launchers of the GPU G1 MSM kernels: each runs one step of
+// g1_msm_steps.hpp with one thread per index, on `stream`, and checks the
+// launch. Called by G1Msm (g1_msm.cpp); plain C++ declarations so that the
+// orchestration compiles with the host compiler.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/msm/g1_msm_steps.hpp"
+
+namespace cuzk::cuda::g1msm {
+
+void LaunchDigits(size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words, const uint32_t* ranks,
+                  uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
+                      const uint32_t* vals, const G1Affine* bases, G1Xyzz* buckets, G1Xyzz* partials,
+                      uint32_t* partial_keys, cudaStream_t stream);
+void LaunchFixup(size_t chunks, uint32_t sentinel, const G1Xyzz* partials, const uint32_t* partial_keys,
+                 G1Xyzz* buckets, cudaStream_t stream);
+void LaunchSegments(const Layout& layout, uint32_t segment_len, const G1Xyzz* buckets, G1Xyzz* out,
+                    cudaStream_t stream);
+// Per window: in_per_window points -> ceil(in_per_window / group) sums.
+void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const G1Xyzz* in, G1Xyzz* out,
+                    cudaStream_t stream);
+
+// Radix sort of m (key, value) pairs by key bits [0, end_bit) (CUB onesweep,
+// stable). keys[0]/vals[0] hold the input; returns the index (0 or 1) of the
+// buffers that hold the result. `temp` must hold SortTempBytes(m, end_bit).
+size_t SortTempBytes(size_t m, int end_bit);
+int SortPairs(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* const vals[2], size_t m, int end_bit,
+              cudaStream_t stream);
+
+}  // namespace cuzk::cuda::g1msm

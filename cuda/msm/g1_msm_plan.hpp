@@ -1,0 +1,71 @@
+#pragma once
+// Sizes of the GPU G1 MSM stages for a given n (host only, shared by the
+// device driver g1_msm.cpp and the host emulation g1_msm_emulation.hpp), and
+// the last stage: the window sums combined on the host.
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/msm/g1_msm_steps.hpp"
+#include "engine/ec/g1.hpp"
+
+namespace cuzk::cuda::g1msm {
+
+constexpr uint32_t kMinWindowBits = 4, kMaxWindowBits = 22;
+
+inline Layout MakeLayout(uint32_t window_bits) {
+  if (window_bits < kMinWindowBits || window_bits > kMaxWindowBits) {
+    throw std::invalid_argument("G1 MSM: window bits must be in [" + std::to_string(kMinWindowBits) + ", " +
+                                std::to_string(kMaxWindowBits) + "], got " + std::to_string(window_bits));
+  }
+  Layout l;
+  l.window_bits = window_bits;
+  l.windows = SignedDigitWindows(window_bits);
+  l.buckets = 1u << (window_bits - 1);
+  return l;
+}
+
+// Cost model: n W mixed additions into buckets, plus ~2 W B full additions
+// for the running sums (each ~1.4 mixed additions) and the fixup of buckets
+// split over chunks: cost(c) = W (n + 3 B). Measured optima on the H200 are
+// in docs/perf/gpu.md; c stays <= 21 (at 22 the keys need 25 bits, one more
+// radix pass, and the buckets 4.8 GB).
+inline uint32_t DefaultWindowBits(size_t n) {
+  uint32_t best = kMinWindowBits;
+  double best_cost = 0;
+  for (uint32_t c = kMinWindowBits; c <= 21; ++c) {
+    const double w = SignedDigitWindows(c), b = double(1u << (c - 1));
+    const double cost = w * (double(n) + 3 * b);
+    if (c == kMinWindowBits || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
+// Sorted entries per accumulation thread: enough threads to fill the GPU
+// (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
+inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }
+
+// Buckets per running-sum thread: ~2^17 threads in all, power of two.
+inline uint32_t DefaultSegmentLen(const Layout& l) {
+  const uint64_t want = (uint64_t(l.windows) * l.buckets) >> 17;
+  const uint32_t len = uint32_t(std::bit_ceil(std::max<uint64_t>(want, 8)));
+  return std::min(len, l.buckets);
+}
+
+constexpr uint32_t kGroupSum = 16;
+
+// sum_w 2^(c w) window_sums[w], Horner from the top window.
+inline ec::G1Jacobian CombineWindows(std::span<const ec::G1Xyzz> window_sums, uint32_t window_bits) {
+  ec::G1Jacobian acc = ec::G1Jacobian::Infinity();
+  for (size_t w = window_sums.size(); w-- > 0;) {
+    for (uint32_t k = 0; k < window_bits && !acc.IsInfinity(); ++k) acc = acc.Double();
+    acc = acc + window_sums[w].ToJacobian();
+  }
+  return acc;
+}
+
+}  // namespace cuzk::cuda::g1msm

@@ -1,0 +1,215 @@
+#pragma once
+// The per-thread steps of the GPU G1 MSM (Pippenger with signed windows and
+// sort-grouped XYZZ buckets), written once for host and device (CUZK_HD).
+// cuda/msm/g1_msm_kernels.cu wraps each step in a kernel (one thread per
+// index); cuda/msm/g1_msm_emulation.hpp runs the same steps in host loops, so
+// the whole pipeline is unit-tested without a GPU.
+//
+// Data flow for n scalars, window c bits, W = ceil(256 / c) windows and
+// B = 2^(c-1) buckets per window (signed digits: |d| in 1..B):
+//  1. DigitsStep (thread per scalar): Montgomery -> canonical (one Fr
+//     multiplication by 1), signed digits; entry (w, i) gets the key
+//     w B + |d| - 1 (the global bucket) and the value base index | sign << 31.
+//     Zero digits get the key kSentinel = W B, which sorts last.
+//  2. Sort the W n (key, value) pairs by key (radix sort, g1_msm_sort.cu).
+//  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
+//     so every thread does the same number of mixed additions whatever the
+//     bucket sizes): walks its entries, adding points into an XYZZ sum and
+//     writing it out when the key changes. A bucket belongs to the chunk that
+//     holds its first entry, which writes buckets[key]; a later chunk that
+//     starts inside the bucket writes its part to partials[t] with
+//     partial_keys[t] = key (at most one such "head part" per chunk).
+//  4. FixupStep (thread per chunk): the first of a run of chunks with the same
+//     head key adds the run's parts into buckets[key]. A bucket spanning k
+//     chunks costs k sequential additions here (only huge buckets do that).
+//  5. SegmentStep (thread per window and segment of L buckets): running sums
+//     from the top give T = sum (j - lo + 1) S_j and R = sum S_j over the
+//     segment [lo, lo + L); the window needs sum (j + 1) S_j, so the thread
+//     returns T + lo R (lo R by double-and-add, ~c doublings).
+//  6. GroupSumStep (repeated): per window, sums of `group` consecutive
+//     points until one point per window is left.
+//  7. Host: sum_w 2^(c w) G_w by Horner (c W doublings, engine/ec).
+// Empty buckets are all-zero memory: zz = 0 is infinity for XyzzPoint.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/ec/point.hpp"
+#include "cuda/ff/fr.hpp"
+#include "cuda/msm/signed_digits.hpp"
+
+#if CUZK_DEVICE_PASS
+#include <cuda_runtime.h>
+#endif
+#include <bit>
+
+namespace cuzk::cuda::g1msm {
+
+// Window geometry. windows * buckets < 2^31 (keys are 32-bit, the top value
+// is the sentinel).
+struct Layout {
+  uint32_t window_bits = 0;  // c
+  uint32_t windows = 0;      // W = ceil(256 / c)
+  uint32_t buckets = 0;      // B = 2^(c-1) per window
+  CUZK_HD uint32_t Sentinel() const { return windows * buckets; }
+};
+
+constexpr uint32_t kSignBit = 0x80000000u;
+
+CUZK_HD int Popcount64(uint64_t x) {
+#if CUZK_DEVICE_PASS
+  return __popcll(x);
+#else
+  return std::popcount(x);
+#endif
+}
+
+// 16-byte loads/stores of whole points (the structs are arrays of 32-bit
+// limbs, so plain member copies would issue 4-byte accesses). The buffers
+// come from cudaMalloc (256-byte aligned) and both sizes are multiples of 16.
+template <class T>
+CUZK_HD T LoadPoint(const T* p) {
+  static_assert(sizeof(T) % 16 == 0);
+#if CUZK_DEVICE_PASS
+  T r;
+  const uint4* src = reinterpret_cast<const uint4*>(p);
+  uint4* dst = reinterpret_cast<uint4*>(&r);
+CUZK_UNROLL
+  for (unsigned k = 0; k < sizeof(T) / 16; ++k) dst[k] = __ldg(src + k);
+  return r;
+#else
+  return *p;
+#endif
+}
+template <class T>
+CUZK_HD void StorePoint(T* p, const T& v) {
+#if CUZK_DEVICE_PASS
+  const uint4* src = reinterpret_cast<const uint4*>(&v);
+  uint4* dst = reinterpret_cast<uint4*>(p);
+CUZK_UNROLL
+  for (unsigned k = 0; k < sizeof(T) / 16; ++k) dst[k] = src[k];
+#else
+  *p = v;
+#endif
+}
+
+// Step 1 for scalar i of n. `scalars` are Montgomery-form Fr (the ff::Fr
+// layout). With a density bitmap (words != nullptr), scalar i takes part only
+// when bit i is set, and its base is number ranks[i / 64] + (set bits of its
+// word below i); without one, base i. keys/vals hold W arrays of n entries.
+CUZK_HD void DigitsStep(size_t i, size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words,
+                        const uint32_t* ranks, uint32_t* keys, uint32_t* vals) {
+  uint32_t base = uint32_t(i);
+  bool present = true;
+  if (words != nullptr) {
+    const uint64_t word = words[i / 64];
+    const uint64_t below = word & ((uint64_t(1) << (i % 64)) - 1);
+    present = (word >> (i % 64)) & 1;
+    base = ranks[i / 64] + uint32_t(Popcount64(below));
+  }
+  uint32_t s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (present) {
+    // a * 1 / R = canonical a (Montgomery multiplication by the plain integer 1).
+    Fr raw_one = Fr::Zero();
+    raw_one.limb(0) = 1;
+    const Fr canonical = Fr::Mul(LoadPoint(scalars + i), raw_one);
+CUZK_UNROLL
+    for (int j = 0; j < 8; ++j) s[j] = canonical.limb(j);
+  }
+  uint32_t carry = 0;
+  for (uint32_t w = 0; w < layout.windows; ++w) {
+    const int32_t d = NextSignedDigit(s, w, layout.window_bits, carry);
+    const size_t at = size_t(w) * n + i;
+    if (d == 0) {
+      keys[at] = layout.Sentinel();
+      vals[at] = 0;
+    } else {
+      keys[at] = w * layout.buckets + uint32_t(d < 0 ? -d : d) - 1;
+      vals[at] = base | (d < 0 ? kSignBit : 0u);
+    }
+  }
+}
+
+// Step 3 for chunk t: sorted entries [t chunk, min((t + 1) chunk, m)).
+CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
+                            const uint32_t* vals, const G1Affine* bases, G1Xyzz* buckets, G1Xyzz* partials,
+                            uint32_t* partial_keys) {
+  const size_t begin = t * chunk;
+  const size_t end = begin + chunk < m ? begin + chunk : m;
+  uint32_t cur = keys[begin];
+  bool head = begin > 0 && keys[begin - 1] == cur && cur != sentinel;
+  partial_keys[t] = head ? cur : sentinel;
+  if (cur == sentinel) return;
+  G1Xyzz acc = G1Xyzz::Infinity();
+  for (size_t i = begin; i < end; ++i) {
+    const uint32_t key = keys[i];
+    if (key != cur) {
+      if (head) {
+        StorePoint(partials + t, acc);
+        head = false;
+      } else {
+        StorePoint(buckets + cur, acc);
+      }
+      if (key == sentinel) return;
+      cur = key;
+      acc = G1Xyzz::Infinity();
+    }
+    const uint32_t v = vals[i];
+    G1Affine p = LoadPoint(bases + (v & ~kSignBit));
+    if (v & kSignBit) p = p.Negated();
+    acc = acc.AddMixed(p);
+  }
+  if (head) {
+    StorePoint(partials + t, acc);
+  } else {
+    StorePoint(buckets + cur, acc);
+  }
+}
+
+// Step 4 for chunk t of `chunks`.
+CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const G1Xyzz* partials,
+                       const uint32_t* partial_keys, G1Xyzz* buckets) {
+  const uint32_t key = partial_keys[t];
+  if (key == sentinel || (t > 0 && partial_keys[t - 1] == key)) return;
+  G1Xyzz sum = LoadPoint(partials + t);
+  for (size_t u = t + 1; u < chunks && partial_keys[u] == key; ++u) sum = sum + LoadPoint(partials + u);
+  StorePoint(buckets + key, LoadPoint(buckets + key) + sum);
+}
+
+// k P for a small k (double-and-add from the top bit).
+CUZK_HD G1Xyzz MulSmall(const G1Xyzz& p, uint32_t k) {
+  G1Xyzz acc = G1Xyzz::Infinity();
+  for (int bit = 31; bit >= 0; --bit) {
+    if (!acc.IsInfinity()) acc = acc.Double();
+    if ((k >> bit) & 1) acc = acc + p;
+  }
+  return acc;
+}
+
+// Step 5 for thread t = window * segments + s (segment_len divides buckets).
+CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, const G1Xyzz* buckets,
+                         G1Xyzz* out) {
+  const uint32_t segments = layout.buckets / segment_len;
+  const uint32_t w = uint32_t(t / segments), s = uint32_t(t % segments);
+  const uint32_t lo = s * segment_len;
+  const G1Xyzz* b = buckets + size_t(w) * layout.buckets + lo;
+  G1Xyzz running = G1Xyzz::Infinity(), total = G1Xyzz::Infinity();
+  for (uint32_t j = segment_len; j-- > 0;) {
+    running = running + LoadPoint(b + j);
+    total = total + running;
+  }
+  StorePoint(out + t, lo == 0 ? total : total + MulSmall(running, lo));
+}
+
+// Step 6 for thread t = window * out_per_window + g: the sum of in[window
+// * in_per_window + k] for k in [g group, min((g + 1) group, in_per_window)).
+CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, const G1Xyzz* in, G1Xyzz* out) {
+  const uint32_t out_per_window = (in_per_window + group - 1) / group;
+  const uint32_t w = uint32_t(t / out_per_window), g = uint32_t(t % out_per_window);
+  const uint32_t lo = g * group, hi = lo + group < in_per_window ? lo + group : in_per_window;
+  const G1Xyzz* src = in + size_t(w) * in_per_window;
+  G1Xyzz sum = LoadPoint(src + lo);
+  for (uint32_t k = lo + 1; k < hi; ++k) sum = sum + LoadPoint(src + k);
+  StorePoint(out + t, sum);
+}
+
+}  // namespace cuzk::cuda::g1msm

@@ -1,0 +1,174 @@
+// GPU G1 MSM (cuda/msm/g1_msm.hpp) against the CPU Pippenger msm::MsmG1:
+// equal as group elements (compared in affine form) on random inputs of
+// sizes 1..2^16, every window width, tiny and large chunks (buckets split
+// over many accumulation threads), edge scalars (0, 1, r - 1, ...), repeated
+// and opposite bases, the point at infinity as a base, device-resident and
+// pinned scalars, and the density-masked variant. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/msm/g1_msm.hpp"
+#include "engine/groth16/fixed_base.hpp"
+#include "engine/msm/msm.hpp"
+#include "tests/gpu/gpu_skip.hpp"
+#include "tests/support/test_seed.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+constexpr size_t kMaxN = size_t(1) << 16;
+
+class MsmGpuTest : public ::testing::Test {
+ protected:
+  // 2^16 random distinct bases, built and uploaded once for the suite.
+  static void SetUpTestSuite() {
+    std::string why;
+    if (ListDevices(&why).empty()) return;
+    auto rng = test::SeededRng();
+    std::vector<ff::Fr> k(kMaxN);
+    for (auto& s : k) s = ff::Fr::Random(rng);
+    bases_ = new std::vector<ec::G1Affine>(kMaxN);
+    groth16::FixedBaseTable<ec::G1Curve>(ec::G1Affine::Generator(), 8).MulBatch(k, *bases_);
+    device_bases_ = new G1DeviceBases(*bases_);
+  }
+  static void TearDownTestSuite() {
+    delete device_bases_;
+    delete bases_;
+    device_bases_ = nullptr;
+    bases_ = nullptr;
+  }
+
+  static std::vector<ff::Fr> RandomScalars(std::mt19937_64& rng, size_t n) {
+    std::vector<ff::Fr> s(n);
+    for (auto& x : s) x = ff::Fr::Random(rng);
+    return s;
+  }
+
+  static void ExpectMatchesCpu(const G1DeviceBases& dev, std::span<const ec::G1Affine> host_bases,
+                               std::span<const ff::Fr> scalars, const G1MsmOptions& options, const std::string& what) {
+    G1Msm msm;
+    const ec::G1Affine got = msm.Run(dev, scalars.data(), scalars.size(), options).ToAffine();
+    const ec::G1Affine want = msm::MsmG1(host_bases.first(scalars.size()), scalars).ToAffine();
+    EXPECT_EQ(got, want) << what << " n=" << scalars.size() << " window=" << options.window_bits
+                         << " chunk=" << options.chunk;
+  }
+
+  static std::vector<ec::G1Affine>* bases_;
+  static G1DeviceBases* device_bases_;
+};
+
+std::vector<ec::G1Affine>* MsmGpuTest::bases_ = nullptr;
+G1DeviceBases* MsmGpuTest::device_bases_ = nullptr;
+
+TEST_F(MsmGpuTest, RandomInputsOfManySizesMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  G1Msm msm;  // one object across sizes: scratch grows and is reused
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(100), size_t(1000), size_t(4097),
+                   size_t(16387), kMaxN}) {
+    const std::vector<ff::Fr> scalars = RandomScalars(rng, n);
+    G1MsmTimings t;
+    const ec::G1Affine got = msm.Run(*device_bases_, scalars.data(), n, {}, &t).ToAffine();
+    const ec::G1Affine want = msm::MsmG1(std::span(*bases_).first(n), scalars).ToAffine();
+    EXPECT_EQ(got, want) << "n=" << n << " window=" << t.window_bits << " chunk=" << t.chunk;
+  }
+}
+
+TEST_F(MsmGpuTest, EveryWindowWidthAndChunkSize) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const std::vector<ff::Fr> scalars = RandomScalars(rng, 5000);
+  for (uint32_t c = 4; c <= 22; c += 3) {
+    ExpectMatchesCpu(*device_bases_, *bases_, scalars, {.window_bits = c}, "window sweep");
+  }
+  for (size_t chunk : {size_t(1), size_t(3), size_t(64), size_t(100000)}) {
+    ExpectMatchesCpu(*device_bases_, *bases_, scalars, {.window_bits = 8, .chunk = chunk}, "chunk sweep");
+  }
+}
+
+TEST_F(MsmGpuTest, EdgeScalarsRepeatedAndOppositeBases) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const ec::G1Affine p = (*bases_)[0], q = (*bases_)[1];
+  // Bases repeat (P + P doubles inside a bucket), cancel (Q, -Q) and include infinity.
+  std::vector<ec::G1Affine> edge_bases;
+  std::vector<ff::Fr> scalars;
+  const ff::Fr special[] = {ff::Fr::Zero(), ff::Fr::One(), -ff::Fr::One(), ff::Fr::FromUint64(2),
+                            -ff::Fr::FromUint64(2), ff::Fr::FromUint64(uint64_t(1) << 63)};
+  for (int rep = 0; rep < 50; ++rep) {
+    for (const ff::Fr& s : special) {
+      edge_bases.push_back(p), scalars.push_back(s);
+      edge_bases.push_back(q), scalars.push_back(s);
+      edge_bases.push_back(-q), scalars.push_back(ff::Fr::Random(rng));
+    }
+    edge_bases.push_back(ec::G1Affine::Infinity()), scalars.push_back(ff::Fr::Random(rng));
+  }
+  G1DeviceBases dev(edge_bases);
+  for (uint32_t c : {5u, 13u, 16u}) {
+    for (size_t chunk : {size_t(0), size_t(2)}) {
+      ExpectMatchesCpu(dev, edge_bases, scalars, {.window_bits = c, .chunk = chunk}, "edge");
+    }
+  }
+  // s P + (-s) P = infinity.
+  const ff::Fr s = ff::Fr::Random(rng);
+  std::vector<ec::G1Affine> pp = {p, p};
+  std::vector<ff::Fr> cancel = {s, -s};
+  G1DeviceBases dev_pp(pp);
+  G1Msm msm;
+  EXPECT_TRUE(msm.Run(dev_pp, cancel.data(), 2).IsInfinity());
+  // All scalars equal (one bucket per window spans every chunk) and all zero.
+  std::vector<ff::Fr> same(kMaxN, -ff::Fr::One()), ones(kMaxN, ff::Fr::One()), zeros(kMaxN, ff::Fr::Zero());
+  ExpectMatchesCpu(*device_bases_, *bases_, same, {}, "all r-1");
+  ExpectMatchesCpu(*device_bases_, *bases_, ones, {.chunk = 4}, "all ones");
+  EXPECT_TRUE(msm.Run(*device_bases_, zeros.data(), kMaxN).IsInfinity());
+  EXPECT_TRUE(msm.Run(*device_bases_, zeros.data(), 0).IsInfinity());
+}
+
+TEST_F(MsmGpuTest, PinnedAndDeviceScalars) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const size_t n = 20000;
+  PinnedBuffer<ff::Fr> pinned(n);
+  for (size_t i = 0; i < n; ++i) pinned[i] = ff::Fr::Random(rng);
+  const ec::G1Affine want = msm::MsmG1(std::span(*bases_).first(n), std::span<const ff::Fr>(pinned.data(), n)).ToAffine();
+  G1Msm msm;
+  EXPECT_EQ(msm.Run(*device_bases_, pinned.data(), n).ToAffine(), want);
+  DeviceBuffer<ff::Fr> on_device(n);
+  on_device.CopyFromHost(std::span<const ff::Fr>(pinned.data(), n), nullptr);
+  CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(msm.Run(*device_bases_, on_device.data(), n, {.scalars_at = ScalarsAt::kDevice}).ToAffine(), want);
+}
+
+TEST_F(MsmGpuTest, DensityMaskedMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  for (size_t n : {size_t(1), size_t(63), size_t(10000)}) {
+    msm::DensityBitmap density(n);
+    for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
+    const std::vector<ff::Fr> scalars = RandomScalars(rng, n);
+    const std::span<const ec::G1Affine> used = std::span(*bases_).first(density.Count());
+    const ec::G1Affine want = msm::MsmG1Density(used, scalars, density).ToAffine();
+    G1Msm msm;
+    EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), density).ToAffine(), want) << "n=" << n;
+    EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), density, {.window_bits = 6, .chunk = 3}).ToAffine(), want)
+        << "n=" << n;
+  }
+}
+
+TEST_F(MsmGpuTest, BadArgumentsAreRejected) {
+  CUZK_REQUIRE_GPU();
+  std::vector<ff::Fr> scalars(kMaxN + 1, ff::Fr::One());
+  G1Msm msm;
+  EXPECT_THROW(msm.Run(*device_bases_, scalars.data(), kMaxN + 1), std::invalid_argument);
+  EXPECT_THROW(msm.Run(*device_bases_, scalars.data(), 10, {.window_bits = 3}), std::invalid_argument);
+  EXPECT_THROW(msm.Run(*device_bases_, scalars.data(), 10, {.window_bits = 23}), std::invalid_argument);
+  EXPECT_THROW(msm.Run(*device_bases_, nullptr, 10), std::invalid_argument);
+  msm::DensityBitmap too_dense(kMaxN + 1, true);
+  EXPECT_THROW(msm.RunDensity(*device_bases_, scalars.data(), too_dense), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cuzk::cuda

@@ -1,0 +1,212 @@
+// `cuzk-gpu-bench msm`: times the GPU G1 MSM (cuda::G1Msm) with the bases
+// preloaded on the device and the scalars in pinned host memory (the H2D copy
+// is inside the timed call), and checks every result exactly.
+//
+// Bases: for the largest size N, chunks of C = --chunk-points consecutive
+// points P_{t C + k} = S_t + k D with random S_t, D (all distinct; built
+// with one mixed addition per point and batched inversions). That structure
+// gives an exact CPU check at every size at the cost of an MSM over N / C
+// points:  sum_i s_i P_i = sum_t (sum_k s_{tC+k}) S_t + (sum_i (i mod C) s_i) D.
+// Checks, per size and window width:
+//   - "struct": the GPU result equals that CPU value (msm::MsmG1 over the S_t);
+//   - "cpu":    for n <= 2^--cpu-check-max-log, also equals msm::MsmG1 over
+//               the n bases and scalars directly (all host threads);
+//   - "agree":  results of the different window widths of one size are equal.
+// Timings: --warmups (2) untimed calls, then the median of --repeats (5);
+// "total" is the host wall clock of the whole call (H2D, kernels, D2H, host
+// window combination), the stage columns are CUDA event times of the median
+// run.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuda/msm/g1_msm.hpp"
+#include "cuda/msm/g1_msm_plan.hpp"
+#include "cuda/runtime/device_buffer.hpp"
+#include "engine/groth16/fixed_base.hpp"
+#include "engine/msm/msm.hpp"
+#include "engine/util/parallel.hpp"
+#include "tools/cuzk-gpu-bench/bench_util.hpp"
+
+namespace cuzk::gpubench {
+namespace {
+
+// sppark on the same H200, G1, points preloaded, scalars from pinned host (ms);
+// shared/perf/anchors-h200.md, 2026-11-29.
+const std::map<unsigned, double> kSppark = {{20, 21.4}, {22, 55.2}, {24, 158.5}, {26, 580.2}};
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct StructuredBases {
+  size_t chunk_points = 0;
+  std::vector<ec::G1Affine> points;  // P_{tC+k} = S_t + k D
+  std::vector<ec::G1Affine> starts;  // S_t
+  ec::G1Affine step;                 // D
+};
+
+StructuredBases MakeBases(size_t n, size_t chunk_points, uint64_t seed) {
+  StructuredBases b;
+  b.chunk_points = chunk_points;
+  const size_t chunks = (n + chunk_points - 1) / chunk_points;
+  std::vector<ff::Fr> k(chunks + 1);
+  FillRandom<ff::Fr>(k, seed);
+  std::vector<ec::G1Affine> random_points(chunks + 1);
+  groth16::FixedBaseTable<ec::G1Curve>(ec::G1Affine::Generator(), 10).MulBatch(k, random_points);
+  b.step = random_points.back();
+  b.starts.assign(random_points.begin(), random_points.end() - 1);
+  b.points.resize(n);
+  util::ParallelForChunks(chunks, 0, [&](size_t lo, size_t hi, size_t) {
+    std::vector<ec::G1Jacobian> row(chunk_points);
+    for (size_t t = lo; t < hi; ++t) {
+      const size_t count = std::min(chunk_points, n - t * chunk_points);
+      ec::G1Jacobian acc = ec::G1Jacobian::FromAffine(b.starts[t]);
+      for (size_t j = 0; j < count; ++j) {
+        row[j] = acc;
+        acc = acc.AddMixed(b.step);
+      }
+      groth16::BatchToAffine<ec::G1Curve>(std::span<const ec::G1Jacobian>(row).first(count),
+                                          std::span(b.points).subspan(t * chunk_points, count));
+    }
+  });
+  return b;
+}
+
+// sum_i s_i P_i through the structure of the bases (see the file comment).
+ec::G1Jacobian StructuredReference(const StructuredBases& b, std::span<const ff::Fr> scalars) {
+  const size_t n = scalars.size(), c = b.chunk_points;
+  const size_t chunks = (n + c - 1) / c;
+  std::vector<ff::Fr> chunk_sums(chunks);
+  std::vector<ff::Fr> weighted(chunks);
+  util::ParallelForChunks(chunks, 0, [&](size_t lo, size_t hi, size_t) {
+    for (size_t t = lo; t < hi; ++t) {
+      ff::Fr sum, w;
+      for (size_t j = 0; j < c && t * c + j < n; ++j) {
+        sum += scalars[t * c + j];
+        w += scalars[t * c + j] * ff::Fr::FromUint64(j);
+      }
+      chunk_sums[t] = sum;
+      weighted[t] = w;
+    }
+  });
+  ff::Fr e;
+  for (const ff::Fr& w : weighted) e += w;
+  return msm::MsmG1(std::span(b.starts).first(chunks), chunk_sums) + ec::G1Jacobian::FromAffine(b.step) * e;
+}
+
+struct Row {
+  unsigned log_n = 0;
+  uint32_t window_bits = 0;
+  size_t chunk = 0;
+  Stats total;
+  cuda::G1MsmTimings stages;
+  std::string check;
+};
+
+}  // namespace
+
+int RunMsm(const Args& args) {
+  const std::vector<unsigned> sizes = args.GetList("log-sizes", "16-26");
+  const std::vector<unsigned> windows = args.GetList("windows", "0");
+  const unsigned cpu_max = unsigned(args.GetInt("cpu-check-max-log", 20));
+  const int warmups = int(args.GetInt("warmups", 2)), repeats = int(args.GetInt("repeats", 5));
+  const size_t chunk = size_t(args.GetInt("chunk", 0));
+  const size_t chunk_points = size_t(args.GetInt("chunk-points", 1024));
+  const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
+  if (sizes.empty() || windows.empty() || chunk_points == 0) throw std::invalid_argument("msm: empty size/window list");
+  const unsigned max_log = *std::max_element(sizes.begin(), sizes.end());
+  if (max_log > 28) throw std::invalid_argument("msm: sizes up to 2^28");
+  const size_t max_n = size_t(1) << max_log;
+  std::printf("msm: G1, sizes 2^%u..2^%u, seed=%llu, windows", *std::min_element(sizes.begin(), sizes.end()), max_log,
+              (unsigned long long)seed);
+  for (unsigned w : windows) std::printf(" %u", w);
+  std::printf(" (0 = default), warmups %d, repeats %d\n", warmups, repeats);
+
+  auto t0 = std::chrono::steady_clock::now();
+  const StructuredBases bases = MakeBases(max_n, chunk_points, seed);
+  std::printf("bases: %zu points (chunks of %zu) built in %.0f ms\n", max_n, chunk_points, MsSince(t0));
+  t0 = std::chrono::steady_clock::now();
+  const cuda::G1DeviceBases device_bases(bases.points);
+  std::printf("bases: uploaded in %.0f ms (%.1f GB)\n", MsSince(t0), max_n * sizeof(cuda::G1Affine) / 1e9);
+  cuda::PinnedBuffer<ff::Fr> scalars(max_n);
+  cuda::G1Msm msm;
+
+  std::vector<Row> rows;
+  bool all_ok = true;
+  for (unsigned log_n : sizes) {
+    const size_t n = size_t(1) << log_n;
+    const std::span<ff::Fr> s(scalars.data(), n);
+    FillRandom<ff::Fr>(s, seed + log_n);
+    t0 = std::chrono::steady_clock::now();
+    const ec::G1Affine want = StructuredReference(bases, s).ToAffine();
+    const double struct_ms = MsSince(t0);
+    ec::G1Affine direct;
+    double cpu_ms = -1;
+    if (log_n <= cpu_max) {
+      t0 = std::chrono::steady_clock::now();
+      direct = msm::MsmG1(std::span(bases.points).first(n), s).ToAffine();
+      cpu_ms = MsSince(t0);
+    }
+    std::vector<ec::G1Affine> results;
+    for (unsigned w : windows) {
+      Row row;
+      row.log_n = log_n;
+      const cuda::G1MsmOptions options{.window_bits = w, .chunk = chunk};
+      std::vector<double> ms;
+      std::vector<cuda::G1MsmTimings> stages;
+      ec::G1Affine got;
+      for (int r = 0; r < warmups + repeats; ++r) {
+        cuda::G1MsmTimings t;
+        const auto start = std::chrono::steady_clock::now();
+        const ec::G1Jacobian res = msm.Run(device_bases, s.data(), n, options, &t);
+        const double call_ms = MsSince(start);
+        if (r == 0) got = res.ToAffine();
+        if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
+        if (r > 0 && res.ToAffine() != got) row.check += "REPEAT-DIFFERS ";
+      }
+      row.total = Summarize(ms);
+      // Stage times of the run whose total is the median.
+      size_t med = 0;
+      for (size_t k = 0; k < ms.size(); ++k) {
+        if (std::abs(ms[k] - row.total.median) < std::abs(ms[med] - row.total.median)) med = k;
+      }
+      row.stages = stages[med];
+      row.window_bits = row.stages.window_bits;
+      row.chunk = row.stages.chunk;
+      row.check += got == want ? "struct:PASS " : "struct:FAIL ";
+      if (cpu_ms >= 0) row.check += got == direct ? "cpu:PASS " : "cpu:FAIL ";
+      if (!results.empty()) row.check += got == results.front() ? "agree:PASS" : "agree:FAIL";
+      results.push_back(got);
+      if (row.check.find("FAIL") != std::string::npos || row.check.find("DIFFERS") != std::string::npos) {
+        all_ok = false;
+      }
+      std::printf("2^%u c=%u chunk=%zu: median %.3f ms (min %.3f max %.3f) | H2D %.3f digits %.3f sort %.3f accum %.3f "
+                  "reduce %.3f host %.3f | %s (struct ref %.0f ms, cpu msm %.0f ms)\n",
+                  log_n, row.window_bits, row.chunk, row.total.median, row.total.min, row.total.max,
+                  row.stages.upload_ms, row.stages.digits_ms, row.stages.sort_ms, row.stages.accumulate_ms,
+                  row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
+      std::fflush(stdout);
+      rows.push_back(row);
+    }
+  }
+
+  std::printf("\n| lg n | c | chunk | total ms (median) | min..max | H2D | digits | sort | accum | reduce | host | "
+              "sppark ms | check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    auto it = kSppark.find(r.log_n);
+    const std::string anchor = it == kSppark.end() ? "-" : std::to_string(it->second).substr(0, 5);
+    std::printf("| %u | %u | %zu | %.2f | %.2f..%.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", r.log_n,
+                r.window_bits, r.chunk, r.total.median, r.total.min, r.total.max, r.stages.upload_ms,
+                r.stages.digits_ms, r.stages.sort_ms, r.stages.accumulate_ms, r.stages.reduce_ms, r.stages.host_ms,
+                anchor.c_str(), r.check.c_str());
+  }
+  std::printf("overall: %s\n", all_ok ? "PASS" : "FAIL");
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace cuzk::gpubench
