@@ -1,6 +1,8 @@
 // cuzk-bench ntt: times one CPU NTT of size 2^K on random input and checks the
-// result (the inverse transform gives the input back; for K <= 12 also the
-// O(n^2) DFT of the definition).
+// result: the inverse transform gives the input back; for K <= 12 the O(n^2)
+// DFT of the definition; for K > 12 the definition at sampled output indices
+// (0, 1, n-1 and random ones: O(n) each). The round trip alone would pass a
+// wrong transform that its own inverse undoes (e.g. a wrong root of unity).
 //
 //   cuzk-bench ntt --log-size 20 --threads 2 --json
 //   cuzk-bench ntt --log-size 24 --coset --inverse      # InverseCosetNtt
@@ -98,6 +100,37 @@ bool NaiveCheck(bool inverse, bool coset, const std::vector<Fr>& input, const st
   return back == input;
 }
 
+// For K > 12: the definition at a few output indices, each an O(n) sum.
+// Forward ops: result[i] == sum_j g^j input[j] w^(i j) (g = 1 without coset).
+// Inverse ops: the same sum over the result gives input[i].
+constexpr unsigned kSampledIndices = 6;
+std::vector<uint64_t> SampleIndices(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x5eed5eedULL);
+  std::vector<uint64_t> idx = {0, 1, n - 1};
+  while (idx.size() < kSampledIndices) idx.push_back(rng() % n);
+  return idx;
+}
+bool SampledCheck(unsigned log_n, bool inverse, bool coset, const std::vector<Fr>& input,
+                  const std::vector<Fr>& result, uint64_t seed, unsigned threads) {
+  const size_t n = input.size();
+  const std::vector<Fr>& coeffs = inverse ? result : input;  // the side the definition runs forward on
+  const std::vector<Fr>& values = inverse ? input : result;
+  const Fr g = coset ? Fr::FromUint64(ff::kFrMultiplicativeGenerator) : Fr::One();
+  const Fr w = ff::FrRootOfUnity(log_n);
+  const std::vector<uint64_t> idx = SampleIndices(n, seed);
+  std::vector<char> ok(idx.size(), 0);
+  util::ParallelFor(idx.size(), threads, [&](size_t s) {
+    const Fr x = w.Pow(idx[s]) * g;  // sum_j coeffs[j] (g w^i)^j
+    Fr acc = Fr::Zero(), xp = Fr::One();
+    for (size_t j = 0; j < n; ++j) {
+      acc += coeffs[j] * xp;
+      xp *= x;
+    }
+    ok[s] = acc == values[idx[s]];
+  });
+  return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
+}
+
 double ProcessCpuMs() {
   timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -137,9 +170,11 @@ int RunNtt(const NttArgs& args) {
   bool naive_ok = true;
   const bool naive_checked = args.log_size <= 12;
   if (naive_checked) naive_ok = NaiveCheck(args.inverse, args.coset, input, work);
+  bool sampled_ok = true;
+  if (!naive_checked) sampled_ok = SampledCheck(args.log_size, args.inverse, args.coset, input, work, seed, threads);
   op.undo(work, options);
   const bool round_trip_ok = work == input;
-  const bool pass = naive_ok && round_trip_ok;
+  const bool pass = naive_ok && sampled_ok && round_trip_ok;
 
   std::vector<double> sorted = times_ms;
   std::sort(sorted.begin(), sorted.end());
@@ -168,6 +203,9 @@ int RunNtt(const NttArgs& args) {
   out["check"] = pass ? "pass" : "fail";
   out["check_round_trip"] = round_trip_ok ? "pass" : "fail";
   out["check_naive_dft"] = naive_checked ? (naive_ok ? "pass" : "fail") : "skipped (K > 12)";
+  out["check_sampled_definition"] =
+      naive_checked ? "skipped (K <= 12: full DFT)"
+                    : std::string(sampled_ok ? "pass" : "fail") + " (" + std::to_string(kSampledIndices) + " indices)";
   out["memory_bytes"] = 2 * n * sizeof(Fr);
 
   if (args.json) {
