@@ -2,8 +2,13 @@
 // compiled EmptySectorUpdate circuit, a local Groth16 setup for it
 // (bellperson-form key), the native witness, the proof, and our verifier with
 // the section-4 public inputs: accepted as is, rejected with any public input
-// changed. The proof also survives the 192-byte encoding and the key the
-// .vk/.params file round trip.
+// changed. Check mode (the gadget code on a CheckingCS) confirms that the
+// partition's witness satisfies every constraint, and the native witness that
+// is proven satisfies every row of the compiled circuit. The proof also
+// survives the 192-byte encoding and the key the .vk/.params file round trip.
+// The slow build (tests/snap_slow) adds the 2 KiB sector, in-process and once
+// more through the user's commands: cuzk-cli snap gen-vanilla, check, setup,
+// prove and verify (exit codes; each commitment of commitments.json changed).
 //
 // Cost: the circuit is 2^21 rows for 1 and 2 KiB alike, so the setup (2^21 - 1
 // h points plus one l/a/b point per variable) dominates; times are printed.
@@ -14,6 +19,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +34,13 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/r1cs/evaluate.hpp"
+#ifdef CUZK_SNAP_SLOW_TESTS
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/oracle.hpp"
+#endif
 
 namespace cuzk::snapdeals {
 namespace {
@@ -64,9 +77,22 @@ void RunEndToEnd(uint64_t sector_bytes, uint64_t seed) {
   for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
     const unsigned k = sector.partition_indices[i];
     CircuitWitness w = MakeCircuitWitness(shape, k, sector.commitments, sector.partition_proofs[i]);
+    // Check mode: the circuit's gadgets evaluate every constraint on this partition's witness.
+    t0 = std::chrono::steady_clock::now();
+    CircuitCounts checked;
+    auto failure = CheckEmptySectorUpdate(shape, w, &checked);
+    ASSERT_FALSE(failure.has_value()) << "partition " << k << ": check mode failed at " << failure->name;
+    EXPECT_EQ(checked.constraints, circuit.num_constraints());
+    EXPECT_EQ(checked.inputs, circuit.num_inputs);
+    EXPECT_EQ(checked.aux, circuit.num_aux);
+    std::printf("  k=%u check mode %.2f s (%llu constraints)\n", k, SecondsSince(t0),
+                (unsigned long long)checked.constraints);
     t0 = std::chrono::steady_clock::now();
     r1cs::Assignment z = witness::ComputeEmptySectorUpdateWitness(shape, w);
     std::printf("  k=%u witness %.2f s\n", k, SecondsSince(t0));
+    // The very assignment that is proven satisfies every row of the compiled circuit.
+    r1cs::ConstraintFailure row;
+    ASSERT_TRUE(r1cs::IsSatisfied(circuit, z.values, &row)) << "row " << row.index << " " << row.name;
 
     t0 = std::chrono::steady_clock::now();
     groth16::Proof proof = groth16::Prove(cpu, pk, circuit, std::move(z));
@@ -114,6 +140,63 @@ TEST(SnapE2E, OneKiBSectorProvesAndVerifies) { RunEndToEnd(1024, 21); }
 // tests/snap_slow (ctest -L slow): the production 2 KiB shape.
 #ifdef CUZK_SNAP_SLOW_TESTS
 TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22); }
+
+// The same 2 KiB flow as a user runs it, through cuzk-cli (next to this executable in <build>/bin):
+// gen-vanilla, check (no proving), setup (bellperson .params/.vk), prove, verify; then verify and check
+// again with each commitment of commitments.json changed in turn: verify must say invalid (exit 1),
+// check must refuse the witness (non-zero exit).
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+int RunCli(const std::string& args, std::string* out) {
+  const auto cli = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "cuzk-cli";
+  if (!std::filesystem::exists(cli)) throw std::runtime_error("missing " + cli.string() + " (ninja cuzk-cli)");
+  auto t0 = std::chrono::steady_clock::now();
+  const int rc = test::RunCommand(Quote(cli.string()) + " " + args, out);
+  std::printf("  cuzk-cli %s: exit %d, %.2f s\n", args.substr(0, args.find(' ', 5)).c_str(), rc, SecondsSince(t0));
+  std::fflush(stdout);
+  return rc;
+}
+
+TEST(SnapSlowE2E, TwoKiBSectorThroughCuzkCli) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("snap_cli_e2e_" + std::to_string(::getpid()));
+  const fs::path sector = root / "s2k", params = root / "params", proof = root / "s2k.proof";
+  fs::create_directories(root);
+  std::string out;
+  ASSERT_EQ(RunCli("snap gen-vanilla --sector-size 2KiB --seed 23 --out " + Quote(sector.string()), &out), 0) << out;
+  for (const char* f : {"vanilla_proofs.json", "commitments.json", "sector.json"}) {
+    ASSERT_TRUE(fs::exists(sector / f)) << f;
+  }
+  ASSERT_EQ(RunCli("snap check --dir " + Quote(sector.string()), &out), 0) << out;
+  ASSERT_EQ(RunCli("snap setup --sector-size 2KiB --param-cache " + Quote(params.string()), &out), 0) << out;
+  ASSERT_EQ(RunCli("snap prove --dir " + Quote(sector.string()) + " --param-cache " + Quote(params.string()) +
+                       " --out " + Quote(proof.string()),
+                   &out),
+            0)
+      << out;
+  EXPECT_EQ(fs::file_size(proof), 192u);
+  const std::string verify_args = " --param-cache " + Quote(params.string()) + " --proof " + Quote(proof.string());
+  EXPECT_EQ(RunCli("snap verify --dir " + Quote(sector.string()) + verify_args, &out), 0) << out;
+
+  // Each commitment changed (one byte of its hex, staying canonical) in a copy of the directory.
+  std::ifstream in(sector / "commitments.json");
+  const nlohmann::json comms = nlohmann::json::parse(in);
+  for (const char* name : {"comm_r_old", "comm_d_new", "comm_r_new"}) {
+    SCOPED_TRACE(name);
+    const fs::path changed = root / (std::string("changed_") + name);
+    fs::create_directories(changed);
+    for (const char* f : {"vanilla_proofs.json", "sector.json"}) fs::copy_file(sector / f, changed / f);
+    nlohmann::json c = comms;
+    std::string hex = c[name].get<std::string>();
+    hex[1] = hex[1] == '0' ? '1' : '0';  // the lowest byte (storage order is little-endian)
+    c[name] = hex;
+    std::ofstream(changed / "commitments.json") << c.dump(2) << "\n";
+    EXPECT_EQ(RunCli("snap verify --dir " + Quote(changed.string()) + verify_args, &out), 1) << out;
+    EXPECT_NE(out.find("invalid"), std::string::npos) << out;
+    EXPECT_NE(RunCli("snap check --dir " + Quote(changed.string()), &out), 0) << out;
+  }
+  fs::remove_all(root);
+}
 #endif
 
 }  // namespace

@@ -110,8 +110,8 @@ std::vector<uint64_t> SampleIndices(size_t n, uint64_t seed) {
   while (idx.size() < kSampledIndices) idx.push_back(rng() % n);
   return idx;
 }
-bool SampledCheck(unsigned log_n, bool inverse, bool coset, const std::vector<Fr>& input,
-                  const std::vector<Fr>& result, uint64_t seed, unsigned threads) {
+bool SampledCheck(unsigned log_n, bool inverse, bool coset, const std::vector<Fr>& input, const std::vector<Fr>& result,
+                  uint64_t seed, unsigned threads) {
   const size_t n = input.size();
   const std::vector<Fr>& coeffs = inverse ? result : input;  // the side the definition runs forward on
   const std::vector<Fr>& values = inverse ? input : result;
