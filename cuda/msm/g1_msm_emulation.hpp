@@ -67,6 +67,12 @@ inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::sp
     AccumulateStep(t, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(), dev_bases.data(),
                    buckets.data(), partials.data(), partial_keys.data());
   }
+  for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
+    const size_t stride = size_t(1) << pass;
+    for (size_t j = 0; 2 * stride * j < chunks; ++j) {
+      FixupTreeStep(j, stride, chunks, layout.Sentinel(), partials.data(), partial_keys.data());
+    }
+  }
   for (size_t t = 0; t < chunks; ++t) {
     FixupStep(t, chunks, layout.Sentinel(), partials.data(), partial_keys.data(), buckets.data());
   }

@@ -28,6 +28,13 @@ __global__ void __launch_bounds__(kPointBlock) AccumulateKernel(size_t chunks, s
   if (t < chunks) AccumulateStep(t, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
 }
 
+__global__ void __launch_bounds__(kPointBlock) FixupTreeKernel(size_t pairs, size_t stride, size_t chunks,
+                                                               uint32_t sentinel, G1Xyzz* partials,
+                                                               const uint32_t* partial_keys) {
+  const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (j < pairs) FixupTreeStep(j, stride, chunks, sentinel, partials, partial_keys);
+}
+
 __global__ void __launch_bounds__(kPointBlock) FixupKernel(size_t chunks, uint32_t sentinel, const G1Xyzz* partials,
                                                            const uint32_t* partial_keys, G1Xyzz* buckets) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -64,9 +71,17 @@ void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, 
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
-void LaunchFixup(size_t chunks, uint32_t sentinel, const G1Xyzz* partials, const uint32_t* partial_keys,
-                 G1Xyzz* buckets, cudaStream_t stream) {
+void LaunchFixup(size_t chunks, uint32_t sentinel, G1Xyzz* partials, const uint32_t* partial_keys, G1Xyzz* buckets,
+                 cudaStream_t stream) {
   if (chunks == 0) return;
+  // Most pair threads exit after two key loads; only runs inside one bucket add.
+  for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
+    const size_t stride = size_t(1) << pass;
+    const size_t pairs = (chunks + 2 * stride - 1) / (2 * stride);
+    FixupTreeKernel<<<Blocks(pairs, kPointBlock), kPointBlock, 0, stream>>>(pairs, stride, chunks, sentinel, partials,
+                                                                            partial_keys);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+  }
   FixupKernel<<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, sentinel, partials, partial_keys,
                                                                        buckets);
   CUZK_CUDA_CHECK(cudaGetLastError());

@@ -17,8 +17,9 @@ void LaunchDigits(size_t n, const Layout& layout, const Fr* scalars, const uint6
 void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
                       const uint32_t* vals, const G1Affine* bases, G1Xyzz* buckets, G1Xyzz* partials,
                       uint32_t* partial_keys, cudaStream_t stream);
-void LaunchFixup(size_t chunks, uint32_t sentinel, const G1Xyzz* partials, const uint32_t* partial_keys,
-                 G1Xyzz* buckets, cudaStream_t stream);
+// Steps 4a (all passes) and 4b; partials are overwritten.
+void LaunchFixup(size_t chunks, uint32_t sentinel, G1Xyzz* partials, const uint32_t* partial_keys, G1Xyzz* buckets,
+                 cudaStream_t stream);
 void LaunchSegments(const Layout& layout, uint32_t segment_len, const G1Xyzz* buckets, G1Xyzz* out,
                     cudaStream_t stream);
 // Per window: in_per_window points -> ceil(in_per_window / group) sums.

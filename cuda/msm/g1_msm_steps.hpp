@@ -19,9 +19,19 @@
 //     holds its first entry, which writes buckets[key]; a later chunk that
 //     starts inside the bucket writes its part to partials[t] with
 //     partial_keys[t] = key (at most one such "head part" per chunk).
-//  4. FixupStep (thread per chunk): the first of a run of chunks with the same
-//     head key adds the run's parts into buckets[key]. A bucket spanning k
-//     chunks costs k sequential additions here (only huge buckets do that).
+//  4. Fixup of buckets split over chunks. A run of chunks with the same head
+//     key can be long: skewed scalars (small Groth16 witness values, or a
+//     top window that holds only the signed-digit carry) put ~n/2 entries in
+//     one bucket, so ~n / (2 chunk) parts. Adding them one after another cost
+//     1.8 s at 2^24 (docs/perf/gpu.md, G1 MSM run 1); instead:
+//     a. FixupTreeStep, log2(chunks) passes at strides 1, 2, 4, ...: parts
+//        t = 2 s j and t + s with the same key are added into t. Afterwards
+//        partials[t] holds the sum of the run's parts in [t, t + lowbit(t))
+//        (t = 0: all of them).
+//     b. FixupStep (thread per chunk): the run's first chunk r adds the
+//        blocks at r, r + lowbit(r), ... while they belong to the run: each
+//        block is at least twice the last, so O(log chunks) additions, then
+//        adds the total into buckets[key].
 //  5. SegmentStep (thread per window and segment of L buckets): running sums
 //     from the top give T = sum (j - lo + 1) S_j and R = sum S_j over the
 //     segment [lo, lo + L); the window needs sum (j + 1) S_j, so the thread
@@ -165,14 +175,35 @@ CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel,
   }
 }
 
-// Step 4 for chunk t of `chunks`.
+// Step 4a at stride s for pair j: parts t = 2 s j and t + s.
+CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sentinel, G1Xyzz* partials,
+                           const uint32_t* partial_keys) {
+  const size_t t = 2 * stride * j, u = t + stride;
+  if (u >= chunks) return;
+  const uint32_t key = partial_keys[t];
+  if (key == sentinel || partial_keys[u] != key) return;
+  StorePoint(partials + t, LoadPoint(partials + t) + LoadPoint(partials + u));
+}
+
+// Step 4b for chunk t of `chunks` (after every pass of 4a).
 CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const G1Xyzz* partials,
                        const uint32_t* partial_keys, G1Xyzz* buckets) {
   const uint32_t key = partial_keys[t];
   if (key == sentinel || (t > 0 && partial_keys[t - 1] == key)) return;
   G1Xyzz sum = LoadPoint(partials + t);
-  for (size_t u = t + 1; u < chunks && partial_keys[u] == key; ++u) sum = sum + LoadPoint(partials + u);
+  for (size_t i = t; i != 0;) {
+    i += i & (~i + 1);  // the next block: i + lowbit(i)
+    if (i >= chunks || partial_keys[i] != key) break;
+    sum = sum + LoadPoint(partials + i);
+  }
   StorePoint(buckets + key, LoadPoint(buckets + key) + sum);
+}
+
+// Strides of the 4a passes: 1, 2, 4, ... below chunks.
+inline uint32_t FixupTreePasses(size_t chunks) {
+  uint32_t passes = 0;
+  for (size_t stride = 1; stride < chunks; stride *= 2) ++passes;
+  return passes;
 }
 
 // k P for a small k (double-and-add from the top bit).

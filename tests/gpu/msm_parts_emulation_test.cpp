@@ -134,6 +134,20 @@ TEST(MsmPipelineEmulationTest, EdgeScalarsAndRepeatedBases) {
   EXPECT_TRUE(g1msm::EmulatedMsmG1(many, zeros, nullptr, {.window_bits = 8}).IsInfinity());
 }
 
+// Long runs of chunks inside one bucket (small scalars, chunk 1): the fixup's
+// tree passes over several levels, runs starting at unaligned chunks.
+TEST(MsmPipelineEmulationTest, SkewedScalarsSplitBucketsOverManyChunks) {
+  auto rng = test::SeededRng();
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, 300);
+  for (size_t n : {size_t(37), size_t(300)}) {
+    std::vector<ff::Fr> scalars(n);
+    for (auto& s : scalars) s = rng() % 10 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 2);
+    for (size_t chunk : {size_t(1), size_t(2), size_t(5)}) {
+      ExpectSameMsm(bases, scalars, {.window_bits = 8, .chunk = chunk, .segment_len = 16}, "skewed");
+    }
+  }
+}
+
 TEST(MsmPipelineEmulationTest, DensityMaskMatchesCpuMsm) {
   auto rng = test::SeededRng();
   const size_t n = 150;
