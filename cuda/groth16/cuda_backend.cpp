@@ -1,0 +1,177 @@
+#include "cuda/groth16/cuda_backend.hpp"
+
+#include <bit>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/groth16/h_kernels.hpp"
+#include "cuda/msm/g1_msm.hpp"
+#include "cuda/ntt/ntt.hpp"
+#include "cuda/runtime/cuda_check.hpp"
+#include "cuda/runtime/device_buffer.hpp"
+#include "cuda/runtime/device_info.hpp"
+#include "engine/groth16/h_polynomial.hpp"
+#include "engine/msm/msm.hpp"
+
+namespace cuzk::cuda {
+
+using groth16::PendingProof;
+using groth16::ProverInput;
+using groth16::ProvingKey;
+
+namespace {
+
+// Sizes plus the first and last point of every G1 section: a different key
+// that happens to reuse a freed key's address does not match.
+struct KeyFingerprint {
+  std::vector<ec::G1Affine> points;
+  std::vector<size_t> sizes;
+  bool operator==(const KeyFingerprint&) const = default;
+};
+
+KeyFingerprint FingerprintOf(const ProvingKey& pk) {
+  KeyFingerprint f;
+  for (const auto* section : {&pk.h, &pk.l, &pk.a, &pk.b_g1}) {
+    f.sizes.push_back(section->size());
+    if (!section->empty()) f.points.push_back(section->front()), f.points.push_back(section->back());
+  }
+  return f;
+}
+
+struct ResidentKey {
+  KeyFingerprint fingerprint;
+  G1DeviceBases h, l, a, b_g1;
+  explicit ResidentKey(const ProvingKey& pk)
+      : fingerprint(FingerprintOf(pk)), h(pk.h), l(pk.l), a(pk.a), b_g1(pk.b_g1) {}
+};
+
+template <class T>
+void Reserve(DeviceBuffer<T>& buffer, size_t count) {
+  if (buffer.size() >= count) return;
+  buffer.Reset();
+  buffer = DeviceBuffer<T>(count);
+}
+
+// (g^m - 1)^-1 for the coset generator g = 7 and m = 2^log_m.
+ff::Fr ZOnCosetInverse(unsigned log_m) {
+  ff::Fr g_m = ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
+  for (unsigned i = 0; i < log_m; ++i) g_m = g_m.Square();
+  return (g_m - ff::Fr::One()).Inverse();
+}
+
+}  // namespace
+
+// The device-side state, created with the backend's device current (streams
+// and the NTT tables belong to the device that was current at creation).
+struct GpuState {
+  explicit GpuState(int device) : ntt(device) {}
+  NttEngine ntt;
+  Stream stream;
+  G1Msm msm;
+  DeviceBuffer<ff::Fr> abc[3];
+  std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;
+};
+
+struct CudaBackend::Impl {
+  explicit Impl(const CudaBackendOptions& o) : options(o), device(CheckedDevice(o.device)) {
+    ScopedDevice on(device);
+    gpu = std::make_unique<GpuState>(device);
+  }
+
+  static int CheckedDevice(int device) {
+    std::string why;
+    const auto devices = ListDevices(&why);
+    if (device < 0 || size_t(device) >= devices.size()) {
+      throw std::runtime_error("CudaBackend: no CUDA device " + std::to_string(device) + " (" +
+                               (devices.empty() ? why : std::to_string(devices.size()) + " present") + ")");
+    }
+    return device;
+  }
+
+  const ResidentKey& Resident(const ProvingKey& pk) {
+    auto it = gpu->keys.find(&pk);
+    if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
+    if (it != gpu->keys.end()) gpu->keys.erase(it);  // a different key at a freed key's address
+    return *gpu->keys.emplace(&pk, std::make_unique<ResidentKey>(pk)).first->second;
+  }
+
+  // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
+  // for snarkjs keys). Consumes input.abc.
+  size_t ComputeH(const ProvingKey& pk, ProverInput& input) {
+    std::vector<ff::Fr>* host[3] = {&input.abc.a, &input.abc.b, &input.abc.c};
+    const size_t m = host[0]->size();
+    if (pk.h_form != groth16::HQueryForm::kBellperson) {
+      std::vector<ff::Fr> h = groth16::ComputeHScalars(pk.h_form, *host[0], *host[1], *host[2], options.cpu_threads);
+      input.abc = {};
+      Reserve(gpu->abc[0], h.size());
+      gpu->abc[0].CopyFromHost(h, gpu->stream);
+      gpu->stream.Synchronize();
+      return h.size();
+    }
+    const unsigned log_m = unsigned(std::countr_zero(m));
+    for (int k = 0; k < 3; ++k) {
+      Reserve(gpu->abc[k], m);
+      gpu->abc[k].CopyFromHost(*host[k], gpu->stream);
+      gpu->ntt.Run(NttKind::kInverse, gpu->abc[k].data(), m, gpu->stream);
+      gpu->ntt.Run(NttKind::kCosetForward, gpu->abc[k].data(), m, gpu->stream);
+    }
+    LaunchHPointwise(gpu->abc[0].data(), gpu->abc[1].data(), gpu->abc[2].data(), ZOnCosetInverse(log_m), m,
+                     gpu->stream);
+    gpu->ntt.Run(NttKind::kCosetInverse, gpu->abc[0].data(), m, gpu->stream);
+    gpu->stream.Synchronize();  // the G1 MSM runs on its own stream
+    input.abc = {};
+    return m - 1;  // bellperson drops the last coefficient (0 for a satisfied circuit)
+  }
+
+  PendingProof StartOne(const ProvingKey& pk, ProverInput& input) {
+    const ResidentKey& bases = Resident(pk);
+    const size_t h_count = ComputeH(pk, input);
+    PendingProof p;
+    const std::vector<ff::Fr>& z = input.assignment.values;
+    G1Msm& msm = gpu->msm;
+    p.h_sum = msm.Run(bases.h, gpu->abc[0].data(), h_count, {.scalars_at = ScalarsAt::kDevice});
+    p.a_sum = msm.RunDensity(bases.a, z.data(), pk.a_density);
+    p.b1_sum = msm.RunDensity(bases.b_g1, z.data(), pk.b_density);
+    const size_t aux = z.size() - input.assignment.num_inputs;
+    p.l_sum = msm.Run(bases.l, z.data() + input.assignment.num_inputs, aux);
+    p.assignment = std::move(input.assignment);
+    return p;
+  }
+
+  CudaBackendOptions options;
+  int device;
+  std::mutex mu;  // guards gpu
+  std::unique_ptr<GpuState> gpu;
+};
+
+CudaBackend::CudaBackend(const CudaBackendOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+CudaBackend::~CudaBackend() = default;
+
+std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::span<ProverInput> inputs) {
+  for (const auto& in : inputs) groth16::CheckProverInput(pk, in);
+  std::lock_guard lock(impl_->mu);
+  ScopedDevice on(impl_->device);
+  std::vector<PendingProof> out;
+  out.reserve(inputs.size());
+  for (auto& in : inputs) out.push_back(impl_->StartOne(pk, in));
+  return out;
+}
+
+groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pending, const ff::Fr& r,
+                                        const ff::Fr& s) {
+  const msm::MsmOptions mo{.threads = impl_->options.cpu_threads};
+  const ec::G2Jacobian b2 = msm::MsmG2Density(pk.b_g2, pending.assignment.values, pk.b_density, mo);
+  groth16::Proof proof = groth16::AssembleProof(pk.vk, pending, b2, r, s);
+  pending.assignment = {};
+  return proof;
+}
+
+void CudaBackend::ForgetKey(const ProvingKey& pk) {
+  std::lock_guard lock(impl_->mu);
+  ScopedDevice on(impl_->device);
+  impl_->gpu->keys.erase(&pk);
+}
+
+}  // namespace cuzk::cuda
