@@ -97,6 +97,68 @@ set -e
 if ((rc > 2)) || ! grep -qi usage <<<"$out"; then bad "launcher through a symlink (exit $rc): $(head -3 <<<"$out")"; fi
 if ! out=$("${clean_env[@]}" "$root/bin/cuzk-check" 2>&1); then bad "bin/cuzk-check: $out"; else echo "$out"; fi
 
+# The bundled daemon serves: started through its launcher with a config in the
+# temporary directory (kernel-chosen ports, read from its READY line), it answers
+# GET /status, and the bundled client's GetStatus/GetMetrics when the client has
+# them; SIGTERM ends it with exit code 0.
+http_get() {  # http_get HOST PORT PATH -> response on stdout (bash's /dev/tcp: no curl needed)
+  exec 3<>"/dev/tcp/$1/$2" || return 1
+  printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$3" "$1" >&3
+  timeout 10 cat <&3
+  exec 3<&-
+}
+if [[ -x $root/bin/cuzk-daemon ]]; then
+  mkdir -p "$tmp/params"
+  cat >"$tmp/daemon.toml" <<EOF
+[daemon]
+listen = "127.0.0.1:0"
+status_listen = "127.0.0.1:0"
+shutdown_grace = "5s"
+[srs]
+param_cache = "$tmp/params"
+EOF
+  "${clean_env[@]}" "$root/bin/cuzk-daemon" --config "$tmp/daemon.toml" >"$tmp/daemon.out" 2>"$tmp/daemon.err" &
+  dpid=$!
+  for _ in $(seq 150); do
+    grep -q '^READY ' "$tmp/daemon.out" 2>/dev/null && break
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.2
+  done
+  ready=$(grep '^READY ' "$tmp/daemon.out" || true)
+  if [[ -z $ready ]]; then
+    bad "bundled cuzk-daemon did not print READY within 30 s: $(tail -5 "$tmp/daemon.err")"
+    kill -KILL "$dpid" 2>/dev/null || true
+  else
+    echo "ok: bundled daemon: $ready"
+    grpc=$(sed -n 's/.* grpc=\([^ ]*\).*/\1/p' <<<"$ready")
+    status=$(sed -n 's/.* status=\([^ ]*\).*/\1/p' <<<"$ready")
+    if resp=$(http_get "${status%:*}" "${status##*:}" /status) && grep -q '^HTTP/1\.[01] 200' <<<"$resp" \
+       && grep -q '"memory"' <<<"$resp"; then
+      echo "ok: GET /status from the bundled daemon"
+    else
+      bad "GET /status on $status: $(head -3 <<<"${resp:-no answer}")"
+    fi
+    if "${clean_env[@]}" "$root/bin/cuzk-bench" --help 2>&1 | grep -Eq '^  status( |$)'; then
+      for sub in status metrics; do
+        if out=$("${clean_env[@]}" timeout 30 "$root/bin/cuzk-bench" "$sub" --addr "$grpc" 2>&1); then
+          echo "ok: cuzk-bench $sub --addr $grpc: $(head -1 <<<"$out")"
+        else
+          bad "cuzk-bench $sub --addr $grpc: $(head -3 <<<"$out")"
+        fi
+      done
+    else
+      echo "note: this cuzk-bench has no 'status' command yet; GetStatus over gRPC not tried"
+    fi
+    kill -TERM "$dpid"
+    set +e
+    timeout 20 tail --pid="$dpid" -f /dev/null
+    wait "$dpid"
+    drc=$?
+    set -e
+    if ((drc == 0)); then echo "ok: SIGTERM -> exit 0"; else bad "bundled daemon exited $drc after SIGTERM: $(tail -3 "$tmp/daemon.err")"; fi
+  fi
+fi
+
 # The check above must be able to fail: remove one bundled library from a copy.
 victim=$(ls "$root/lib" | head -1)
 if [[ -n $victim ]]; then
