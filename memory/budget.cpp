@@ -1,0 +1,217 @@
+#include "memory/budget.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace cuzk::memory {
+
+BudgetExceededError::BudgetExceededError(uint64_t requested, uint64_t capacity)
+    : std::runtime_error("memory request of " + std::to_string(requested) + " bytes exceeds the whole budget of " +
+                         std::to_string(capacity) + " bytes"),
+      requested_(requested),
+      capacity_(capacity) {}
+
+Reservation::Reservation(Reservation&& other) noexcept : budget_(other.budget_), bytes_(other.bytes_) {
+  other.budget_ = nullptr;
+  other.bytes_ = 0;
+}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    budget_ = other.budget_;
+    bytes_ = other.bytes_;
+    other.budget_ = nullptr;
+    other.bytes_ = 0;
+  }
+  return *this;
+}
+
+uint64_t Reservation::Release(uint64_t n) {
+  n = std::min(n, bytes_);
+  if (n == 0) return 0;
+  bytes_ -= n;
+  budget_->ReleaseBytes(n);
+  return n;
+}
+
+Reservation Reservation::Split(uint64_t n) {
+  n = std::min(n, bytes_);
+  bytes_ -= n;
+  return Reservation(n ? budget_ : nullptr, n);
+}
+
+void Reservation::Merge(Reservation&& other) {
+  if (other.bytes_ == 0) return;
+  if (bytes_ != 0 && budget_ != other.budget_) throw std::invalid_argument("Reservation::Merge across budgets");
+  budget_ = other.budget_;
+  bytes_ += other.bytes_;
+  other.budget_ = nullptr;
+  other.bytes_ = 0;
+}
+
+Budget::Budget(uint64_t capacity_bytes) : capacity_(capacity_bytes) { counters_.capacity = capacity_bytes; }
+
+Budget::~Budget() {
+  std::lock_guard lock(mu_);
+  if (reserved_ != 0 || !waiters_.empty()) {
+    std::fprintf(stderr, "memory::Budget destroyed with %llu bytes still reserved and %zu waiters\n",
+                 (unsigned long long)reserved_, waiters_.size());
+    std::abort();
+  }
+}
+
+Reservation Budget::Acquire(uint64_t bytes, int priority) {
+  return *AcquireImpl(bytes, priority, {}, std::nullopt, false);
+}
+
+std::optional<Reservation> Budget::Acquire(uint64_t bytes, int priority, std::stop_token stop) {
+  return AcquireImpl(bytes, priority, std::move(stop), std::nullopt, false);
+}
+
+std::optional<Reservation> Budget::TryAcquire(uint64_t bytes, int priority) {
+  return AcquireImpl(bytes, priority, {}, std::nullopt, true);
+}
+
+std::optional<Reservation> Budget::AcquireFor(uint64_t bytes, int priority, std::chrono::nanoseconds timeout) {
+  return AcquireImpl(bytes, priority, {}, std::chrono::steady_clock::now() + timeout, false);
+}
+
+Budget::WaiterList::iterator Budget::InsertWaiter(Waiter w) {
+  auto pos = std::find_if(waiters_.begin(), waiters_.end(), [&](const Waiter& o) { return o.priority < w.priority; });
+  return waiters_.insert(pos, w);
+}
+
+Reservation Budget::GrantLocked(uint64_t bytes) {
+  reserved_ += bytes;
+  peak_ = std::max(peak_, reserved_);
+  ++counters_.grants;
+  return Reservation(this, bytes);
+}
+
+void Budget::RunEvictors(std::unique_lock<std::mutex>& lock, uint64_t needed) {
+  std::vector<Evictor> evictors;
+  for (auto& [id, e] : evictors_) evictors.push_back(e);
+  ++evictors_running_;
+  lock.unlock();
+  uint64_t freed = 0;
+  for (auto& e : evictors) {
+    if (freed >= needed) break;
+    try {
+      freed += e(needed - freed);
+    } catch (...) {
+      // An evictor that fails frees nothing; the acquire then waits as usual.
+    }
+  }
+  lock.lock();
+  --evictors_running_;
+  ++counters_.evictor_calls;
+  counters_.evicted_bytes += freed;
+  cv_.notify_all();  // RemoveEvictor may be waiting for evictors_running_ == 0
+}
+
+std::optional<Reservation> Budget::AcquireImpl(uint64_t bytes, int priority, std::stop_token stop,
+                                               std::optional<std::chrono::steady_clock::time_point> deadline,
+                                               bool try_only) {
+  if (bytes > capacity_) throw BudgetExceededError(bytes, capacity_);
+  std::unique_lock lock(mu_);
+  if (bytes == 0) return Reservation();
+  auto it = InsertWaiter({bytes, priority, next_seq_++});
+  uint64_t evicted_at_epoch = ~uint64_t(0);
+  bool waited = false;
+  auto leave = [&] {
+    waiters_.erase(it);
+    ++release_epoch_;  // the head may have changed: whoever is behind must look again
+    cv_.notify_all();
+  };
+  for (;;) {
+    if (IsHead(it)) {
+      if (reserved_ + bytes <= capacity_) {
+        waiters_.erase(it);
+        Reservation r = GrantLocked(bytes);
+        if (waited) ++counters_.waited_grants;
+        // The next waiter may fit too (a large release can serve several).
+        cv_.notify_all();
+        return r;
+      }
+      if (!evictors_.empty() && evicted_at_epoch != release_epoch_) {
+        evicted_at_epoch = release_epoch_;
+        RunEvictors(lock, reserved_ + bytes - capacity_);
+        continue;
+      }
+    }
+    if (try_only || stop.stop_requested()) {
+      leave();
+      return std::nullopt;
+    }
+    waited = true;
+    const uint64_t seen = release_epoch_;
+    auto changed = [&] { return release_epoch_ != seen; };
+    bool woke;
+    if (deadline) {
+      woke = cv_.wait_until(lock, stop, *deadline, changed);
+      if (!woke && !stop.stop_requested() && std::chrono::steady_clock::now() >= *deadline) {
+        // Last look: a release may have landed exactly at the deadline.
+        if (IsHead(it) && reserved_ + bytes <= capacity_) continue;
+        leave();
+        return std::nullopt;
+      }
+    } else {
+      woke = cv_.wait(lock, stop, changed);
+    }
+    if (!woke && stop.stop_requested()) {
+      leave();
+      return std::nullopt;
+    }
+  }
+}
+
+void Budget::ReleaseBytes(uint64_t n) {
+  std::lock_guard lock(mu_);
+  reserved_ -= n;
+  ++release_epoch_;
+  cv_.notify_all();
+}
+
+Budget::EvictorId Budget::AddEvictor(Evictor evictor) {
+  std::lock_guard lock(mu_);
+  const EvictorId id = next_evictor_id_++;
+  evictors_.emplace_back(id, std::move(evictor));
+  ++release_epoch_;  // waiters that gave up on eviction may try the new one
+  cv_.notify_all();
+  return id;
+}
+
+void Budget::RemoveEvictor(EvictorId id) {
+  std::unique_lock lock(mu_);
+  evictors_.remove_if([&](auto& p) { return p.first == id; });
+  cv_.wait(lock, [&] { return evictors_running_ == 0; });
+}
+
+uint64_t Budget::reserved() const {
+  std::lock_guard lock(mu_);
+  return reserved_;
+}
+
+uint64_t Budget::available() const {
+  std::lock_guard lock(mu_);
+  return capacity_ - reserved_;
+}
+
+uint64_t Budget::peak() const {
+  std::lock_guard lock(mu_);
+  return peak_;
+}
+
+BudgetStats Budget::Stats() const {
+  std::lock_guard lock(mu_);
+  BudgetStats s = counters_;
+  s.reserved = reserved_;
+  s.peak = peak_;
+  s.waiters = waiters_.size();
+  return s;
+}
+
+}  // namespace cuzk::memory
