@@ -1,0 +1,83 @@
+#pragma once
+// The daemon's configuration: cuzk's TOML sections and keys (so an existing
+// cuzk config file loads), parsed strictly. An unknown section or key, a
+// value of the wrong type, a bad size or a bad duration is a ConfigError
+// whose message names the key and the value:
+//
+//   daemon::Config c = daemon::LoadConfigFile("/etc/cuzk.toml");   // throws ConfigError
+//   daemon::Config d = daemon::ParseConfig(text, "<inline>");
+//
+// Grammar (documented in daemon/cuzk.example.toml):
+//   size      "<digits><unit>" with unit B, KiB, MiB, GiB or TiB (binary, case
+//             sensitive, no space: "512MiB", "12GiB"), or a TOML integer = bytes.
+//             "12 GiB", "12GB", "1.5GiB", "-1" are errors.
+//   duration  "<digits><unit>" with unit ms, s, m or h ("1500ms", "30s", "5m", "1h").
+//             Keys whose name ends in _ms take a TOML integer of milliseconds.
+// Every key has a default (Config's member initialisers), so an empty file or
+// no file at all gives the defaults.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuzk::daemon {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Config {
+  struct Daemon {
+    std::string listen = "unix:///run/curio/cuzk.sock";  // unix://PATH or HOST:PORT
+    std::string status_listen;                          // HTTP /status + /metrics; "" = off
+    std::chrono::milliseconds shutdown_grace{30'000};   // SIGTERM: running jobs get this long
+    std::chrono::milliseconds job_retention{600'000};   // finished jobs kept for late AwaitProof
+    uint64_t max_message_bytes = 512ull << 20;          // gRPC send/receive limit (>= 256 MiB)
+  } daemon;
+  struct Memory {
+    std::optional<uint64_t> total_budget;              // nullopt = "auto" (MemTotal - safety_margin)
+    uint64_t safety_margin = 5ull << 30;
+    std::chrono::milliseconds eviction_min_idle{300'000};
+    uint64_t pinned_limit = 16ull << 30;               // pinned host buffer ceiling (reported)
+  } memory;
+  struct Gpus {
+    std::vector<int64_t> devices;                      // [] = all
+    uint32_t gpu_workers_per_device = 2;
+    uint32_t gpu_threads = 0;
+  } gpus;
+  struct Scheduler {
+    uint32_t max_batch_size = 1;
+    uint64_t max_batch_wait_ms = 10'000;
+  } scheduler;
+  struct Synthesis {
+    uint32_t threads = 0;  // threads of one engine call (witness, a/b/c, MSM); 0 = all hardware threads
+  } synthesis;
+  struct Pipeline {
+    bool enabled = true;
+    uint32_t synthesis_concurrency = 1;  // partitions proved at the same time (runner workers)
+    uint32_t max_parallel_synthesis = 18;
+    uint32_t max_gpu_queue_depth = 0;
+  } pipeline;
+  struct Srs {
+    std::string param_cache = "/data/zk/params";
+    std::vector<std::string> preload;  // circuit ids loaded at start ("snap-2k", "snap-32g")
+  } srs;
+  struct Logging {
+    std::string level = "info";   // trace, debug, info, warn, error, critical, off
+    std::string format = "text";  // text | json (one JSON object per line)
+  } logging;
+};
+
+// "<digits><unit>" as documented above; throws ConfigError naming `key`.
+uint64_t ParseSize(std::string_view text, std::string_view key);
+std::chrono::milliseconds ParseDuration(std::string_view text, std::string_view key);
+
+// source: a file name for messages.
+Config ParseConfig(std::string_view toml_text, std::string_view source);
+Config LoadConfigFile(const std::string& path);
+
+}  // namespace cuzk::daemon

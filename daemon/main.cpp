@@ -1,0 +1,195 @@
+// cuzk-daemon: the gRPC proving daemon (cuzk.v1.ProvingEngine).
+//
+//   cuzk-daemon --config /etc/cuzk.toml [--listen unix:///run/curio/cuzk.sock] [--log-level debug]
+//
+// Exit codes: 0 after SIGTERM/SIGINT (graceful), 2 for a bad config or
+// command line, 1 when it cannot start (address in use, ...). When every
+// listener is up it prints one line to stdout,
+//   READY grpc=<target> status=<host:port or unix path or "off">
+// so that scripts and tests can wait for it (with listen "HOST:0" the
+// kernel's port is in the line).
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <jemalloc/jemalloc.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "daemon/config.hpp"
+#include "daemon/daemon_core.hpp"
+#include "daemon/http_server.hpp"
+#include "daemon/listen_address.hpp"
+#include "daemon/logging.hpp"
+#include "daemon/proving_service.hpp"
+
+namespace cuzk::daemon {
+namespace {
+
+constexpr const char* kServiceName = "cuzk.v1.ProvingEngine";
+
+struct Args {
+  std::string config_path, listen, status_listen, log_level, log_format;
+};
+
+std::string AllocatorVersion() {
+  const char* version = nullptr;
+  size_t len = sizeof version;
+  if (mallctl("version", &version, &len, nullptr, 0) == 0 && version) return std::string("jemalloc ") + version;
+  return "unknown allocator";
+}
+
+Config LoadAndOverride(const Args& a) {
+  Config c = a.config_path.empty() ? Config{} : LoadConfigFile(a.config_path);
+  if (!a.listen.empty()) c.daemon.listen = a.listen;
+  if (!a.status_listen.empty()) c.daemon.status_listen = a.status_listen == "off" ? "" : a.status_listen;
+  if (!a.log_level.empty()) c.logging.level = a.log_level;
+  if (!a.log_format.empty()) c.logging.format = a.log_format;
+  static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  if (std::find(std::begin(kLevels), std::end(kLevels), c.logging.level) == std::end(kLevels)) {
+    throw ConfigError("logging.level = \"" + c.logging.level + "\": expected trace, debug, info, warn, error, critical or off");
+  }
+  if (c.logging.format != "text" && c.logging.format != "json") {
+    throw ConfigError("logging.format = \"" + c.logging.format + "\": expected \"text\" or \"json\"");
+  }
+  try {
+    ParseListenAddress(c.daemon.listen, "daemon.listen");
+    if (!c.daemon.status_listen.empty()) ParseListenAddress(c.daemon.status_listen, "daemon.status_listen");
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("config key ") + e.what());
+  }
+  return c;
+}
+
+int Run(const Config& config) {
+  SetupLogging(config.logging.level, config.logging.format);
+  spdlog::info("cuzk-daemon starting: listen {}, param_cache {}, {} worker(s) x {} thread(s), {}", config.daemon.listen,
+               config.srs.param_cache, config.pipeline.synthesis_concurrency, config.synthesis.threads,
+               AllocatorVersion());
+  DaemonCore core(config);
+  for (const std::string& id : config.srs.preload) {
+    try {
+      const auto r = core.srs().Preload(id);
+      spdlog::info("preloaded {} in {} ms", id, r.load_ms);
+    } catch (const std::exception& e) {
+      spdlog::error("srs.preload {}: {}", id, e.what());
+      return 1;
+    }
+  }
+
+  const ListenAddress listen = ParseListenAddress(config.daemon.listen, "daemon.listen");
+  if (listen.is_unix) PrepareUnixSocketPath(listen.path);
+  ProvingService service(&core);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(listen.GrpcTarget(), grpc::InsecureServerCredentials(), listen.is_unix ? nullptr : &bound_port);
+  const int limit = int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX));
+  builder.SetMaxReceiveMessageSize(limit);
+  builder.SetMaxSendMessageSize(limit);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    spdlog::error("cannot listen on {}", config.daemon.listen);
+    return 1;
+  }
+  std::string grpc_target = listen.GrpcTarget();
+  if (listen.is_unix) {
+    chmod(listen.path.c_str(), 0660);  // owner and group (Curio's user) only
+  } else {
+    grpc_target = (listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host) + ":" +
+                  std::to_string(bound_port);
+  }
+  server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  server->GetHealthCheckService()->SetServingStatus(true);
+
+  std::unique_ptr<HttpServer> http;
+  std::string status_where = "off";
+  if (!config.daemon.status_listen.empty()) {
+    const ListenAddress a = ParseListenAddress(config.daemon.status_listen, "daemon.status_listen");
+    http = std::make_unique<HttpServer>(
+        a, std::vector<HttpServer::Route>{
+               {"/status", "application/json", [&core] { return core.StatusJson(); }},
+               {"/metrics", "text/plain; version=0.0.4; charset=utf-8", [&core] { return core.MetricsText(); }}});
+    status_where = a.is_unix ? a.path : (a.host.empty() ? "0.0.0.0" : a.host) + ":" + std::to_string(http->port());
+  }
+  spdlog::info("serving {} on {} (message limit {} bytes), status endpoint {}", kServiceName, grpc_target, limit,
+               status_where);
+  std::printf("READY grpc=%s status=%s\n", grpc_target.c_str(), status_where.c_str());
+  std::fflush(stdout);
+
+  // SIGTERM/SIGINT were blocked in every thread (main, before any was
+  // created); this thread waits for them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  int sig = 0;
+  sigwait(&set, &sig);
+  const auto grace = config.daemon.shutdown_grace;
+  spdlog::info("{}: shutting down (running jobs get {} ms)", sig == SIGTERM ? "SIGTERM" : "SIGINT", grace.count());
+  server->GetHealthCheckService()->SetServingStatus(false);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  // New RPCs are refused at once; RPCs in flight (waiters) end when their jobs do.
+  const auto grpc_deadline = std::chrono::system_clock::now() + grace + std::chrono::seconds(3);
+  std::thread stopper([&] { server->Shutdown(grpc_deadline); });
+  const bool stopped = core.Shutdown(deadline);
+  stopper.join();
+  server->Wait();
+  if (http) http->Stop();
+  if (listen.is_unix) unlink(listen.path.c_str());
+  if (!stopped) {
+    // A worker is inside an engine call that cannot be interrupted; its job
+    // was cancelled and its waiters answered. Leave without joining it.
+    spdlog::warn("a worker is still inside an engine call: exiting without waiting for it");
+    spdlog::shutdown();
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace cuzk::daemon
+
+int main(int argc, char** argv) {
+  // Before any thread exists, so that every thread inherits the mask and only
+  // sigwait sees these signals.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  cuzk::daemon::Args args;
+  CLI::App app("cuzk-daemon: Groth16 proving daemon (cuzk.v1.ProvingEngine over gRPC)");
+  app.add_option("--config", args.config_path, "TOML config file (daemon/cuzk.example.toml documents every key)");
+  app.add_option("--listen", args.listen, "override daemon.listen: unix://PATH or HOST:PORT");
+  app.add_option("--status-listen", args.status_listen, "override daemon.status_listen (HOST:PORT, unix://PATH, off)");
+  app.add_option("--log-level", args.log_level, "override logging.level");
+  app.add_option("--log-format", args.log_format, "override logging.format (text, json)");
+  CLI11_PARSE(app, argc, argv);
+  cuzk::daemon::Config config;
+  try {
+    config = cuzk::daemon::LoadAndOverride(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-daemon: %s\n", e.what());
+    return 2;
+  }
+  try {
+    return cuzk::daemon::Run(config);
+  } catch (const std::exception& e) {
+    spdlog::error("cuzk-daemon: {}", e.what());
+    return 1;
+  }
+}

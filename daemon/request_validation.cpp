@@ -1,0 +1,134 @@
+#include "daemon/request_validation.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "daemon/errors.hpp"
+#include "daemon/srs_registry.hpp"
+#include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/circuits/snapdeals/native/sha256.hpp"
+#include "engine/filecoin/vanilla_proof_bincode.hpp"
+
+namespace cuzk::daemon {
+namespace {
+
+using cuzk::v1::SubmitProofRequest;
+
+filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
+  // Filecoin's RegisteredUpdateProof (go-state-types abi), V1 variants.
+  static const std::array<uint64_t, 5> kUpdateProofSectorBytes = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
+                                                                   64ull << 30};
+  uint64_t bytes = r.sector_size();
+  if (bytes == 0) {
+    if (r.registered_proof() >= kUpdateProofSectorBytes.size()) {
+      throw InvalidRequestError("registered_proof " + std::to_string(r.registered_proof()) +
+                                " is not a SnapDeals RegisteredUpdateProof (0..4) and sector_size is not set");
+    }
+    bytes = kUpdateProofSectorBytes[r.registered_proof()];
+  } else if (r.registered_proof() != 0 && (r.registered_proof() >= kUpdateProofSectorBytes.size() ||
+                                           kUpdateProofSectorBytes[r.registered_proof()] != bytes)) {
+    throw InvalidRequestError("registered_proof " + std::to_string(r.registered_proof()) +
+                              " does not match sector_size " + std::to_string(bytes));
+  }
+  try {
+    return filecoin::SectorShape::FromSectorSize(bytes);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidRequestError("sector_size " + std::to_string(bytes) + ": " + e.what());
+  }
+}
+
+filecoin::Domain Commitment(const std::string& bytes, const char* name) {
+  if (bytes.size() != 32) {
+    throw InvalidRequestError(std::string(name) + ": " + std::to_string(bytes.size()) +
+                              " bytes, expected 32 (a raw little-endian field element)");
+  }
+  filecoin::Domain d;
+  std::copy(bytes.begin(), bytes.end(), d.begin());
+  if (!filecoin::IsCanonical(d)) {
+    throw InvalidRequestError(std::string(name) + ": not a canonical BLS12-381 scalar (value >= the field modulus)");
+  }
+  return d;
+}
+
+JobPriority ResolvePriority(const SubmitProofRequest& r) {
+  const int p = int(r.priority());
+  if (p < 0 || p > 4) throw InvalidRequestError("priority " + std::to_string(p) + " is not a Priority (0..4)");
+  if (p != 0) return p;
+  switch (r.proof_kind()) {
+    case cuzk::v1::WINNING_POST: return 4;
+    case cuzk::v1::WINDOW_POST_PARTITION: return 3;
+    default: return 2;
+  }
+}
+
+std::string Digest(const SubmitProofRequest& r) {
+  SubmitProofRequest copy = r;
+  copy.clear_request_id();
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  {
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.SetSerializationDeterministic(true);
+    copy.SerializeToCodedStream(&out);
+  }
+  auto d = snapdeals::Sha256Hash(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  return std::string(d.begin(), d.end());
+}
+
+}  // namespace
+
+ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
+  switch (r.proof_kind()) {
+    case cuzk::v1::SNAP_DEALS_UPDATE: break;
+    case cuzk::v1::POREP_SEAL_COMMIT:
+    case cuzk::v1::WINDOW_POST_PARTITION:
+    case cuzk::v1::WINNING_POST:
+      throw UnimplementedError(std::string(cuzk::v1::ProofKind_Name(r.proof_kind())) +
+                               " proofs are not implemented by this daemon yet (it proves SNAP_DEALS_UPDATE)");
+    case cuzk::v1::GENERIC_R1CS:
+      throw UnimplementedError("GENERIC_R1CS jobs are not implemented by this daemon yet");
+    case cuzk::v1::PROOF_KIND_UNSPECIFIED:
+      throw InvalidRequestError("proof_kind is not set (SNAP_DEALS_UPDATE = 2)");
+    default:
+      throw InvalidRequestError("proof_kind " + std::to_string(int(r.proof_kind())) + " is unknown");
+  }
+  ValidatedRequest v;
+  auto job = std::make_shared<ProofJob>();
+  job->kind = JobKind::kSnapDeals;
+  job->priority = ResolvePriority(r);
+  job->shape = ShapeOf(r);
+  const auto& shape = job->shape;
+  job->commitments.comm_r_old = Commitment(r.comm_r_old(), "comm_r_old");
+  job->commitments.comm_r_new = Commitment(r.comm_r_new(), "comm_r_new");
+  job->commitments.comm_d_new = Commitment(r.comm_d_new(), "comm_d_new");
+  if (unsigned(r.vanilla_proofs_size()) != shape.partitions) {
+    throw InvalidRequestError("vanilla_proofs: " + std::to_string(r.vanilla_proofs_size()) + " given, a " +
+                              shape.Name() + " sector has " + std::to_string(shape.partitions) +
+                              " partition(s): one bincode PartitionProof each");
+  }
+  const size_t expected = filecoin::PartitionProofSize(shape);
+  for (unsigned k = 0; k < shape.partitions; ++k) {
+    const std::string& bytes = r.vanilla_proofs(int(k));
+    const std::string where = "vanilla_proofs[" + std::to_string(k) + "]";
+    if (bytes.size() != expected) {
+      throw InvalidRequestError(where + ": " + std::to_string(bytes.size()) + " bytes, a " + shape.Name() +
+                                " partition proof is " + std::to_string(expected));
+    }
+    try {
+      job->partitions.push_back(filecoin::ReadPartitionProof(
+          std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), shape));
+      // The structural checks upstream asserts on (path shapes, one partition path per proof).
+      snapdeals::MakeCircuitWitness(shape, k, job->commitments, job->partitions.back());
+    } catch (const filecoin::BincodeError& e) {
+      throw InvalidRequestError(where + ": " + e.what() + " (at byte " + std::to_string(e.offset()) + ")");
+    } catch (const std::invalid_argument& e) {
+      throw InvalidRequestError(where + ": " + e.what());
+    }
+  }
+  v.circuit_id = SrsRegistry::SnapCircuitId(shape);
+  v.digest = Digest(r);
+  v.job = std::move(job);
+  return v;
+}
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,227 @@
+#include "daemon/srs_registry.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+
+#include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/groth16/params_io.hpp"
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+
+struct SrsRegistry::Entry {
+  std::string circuit_id;
+  filecoin::SectorShape shape;
+  std::string params_path, vk_path;
+  std::atomic<uint32_t> refs{0};
+  std::mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
+  std::mutex mu;       // guards `loaded` (brief)
+  std::shared_ptr<const LoadedParams> loaded;
+  std::shared_ptr<const LoadedParams> Loaded() {
+    std::lock_guard lock(mu);
+    return loaded;
+  }
+};
+
+namespace {
+
+uint64_t CsrBytes(const r1cs::CsrMatrix& m) {
+  return m.row_offsets.size() * sizeof(uint64_t) + m.columns.size() * sizeof(uint32_t) +
+         m.values.size() * sizeof(ff::Fr);
+}
+
+uint64_t LoadedBytes(const LoadedParams& p) {
+  const auto& k = p.pk;
+  return CsrBytes(p.circuit.a) + CsrBytes(p.circuit.b) + CsrBytes(p.circuit.c) +
+         (k.h.size() + k.l.size() + k.a.size() + k.b_g1.size() + k.vk.ic.size()) * sizeof(ec::G1Affine) +
+         k.b_g2.size() * sizeof(ec::G2Affine);
+}
+
+uint64_t FileSize(const std::string& path) {
+  std::error_code ec;
+  auto n = fs::file_size(path, ec);
+  return ec ? 0 : uint64_t(n);
+}
+
+}  // namespace
+
+SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads)
+    : param_cache_(std::move(param_cache)), threads_(threads) {}
+SrsRegistry::~SrsRegistry() = default;
+
+std::string SrsRegistry::SnapCircuitId(const filecoin::SectorShape& shape) {
+  std::string name = filecoin::FormatSectorSize(shape.sector_bytes);  // "2KiB"
+  if (name.size() > 3 && name.ends_with("iB")) name = name.substr(0, name.size() - 2);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return "snap-" + name;  // "snap-2k", "snap-32g"
+}
+
+filecoin::SectorShape SrsRegistry::ParseCircuitId(const std::string& circuit_id) {
+  for (uint64_t bytes : filecoin::SupportedSectorSizes()) {
+    auto shape = filecoin::SectorShape::FromSectorSize(bytes);
+    if (SnapCircuitId(shape) == circuit_id) return shape;
+  }
+  std::string known;
+  for (uint64_t bytes : filecoin::SupportedSectorSizes()) {
+    known += (known.empty() ? "" : ", ") + SnapCircuitId(filecoin::SectorShape::FromSectorSize(bytes));
+  }
+  throw UnknownCircuitError("unknown circuit_id \"" + circuit_id + "\" (known: " + known + ")");
+}
+
+std::shared_ptr<SrsRegistry::Entry> SrsRegistry::EntryFor(const std::string& circuit_id) {
+  const filecoin::SectorShape shape = ParseCircuitId(circuit_id);
+  std::lock_guard lock(mu_);
+  for (auto& e : entries_) {
+    if (e->circuit_id == circuit_id) return e;
+  }
+  auto e = std::make_shared<Entry>();
+  e->circuit_id = circuit_id;
+  e->shape = shape;
+  const std::string stem = (fs::path(param_cache_) / snapdeals::EmptySectorUpdateParamsStem(shape)).string();
+  e->params_path = stem + ".params";
+  e->vk_path = stem + ".vk";
+  entries_.push_back(e);
+  return e;
+}
+
+SrsRegistry::Lease SrsRegistry::Acquire(const std::string& circuit_id) {
+  auto entry = EntryFor(circuit_id);
+  if (!entry->Loaded() && !fs::exists(entry->params_path)) {
+    throw SrsUnavailableError("parameters for " + circuit_id + " not found: " + entry->params_path +
+                              " (srs.param_cache; `cuzk-cli snap setup --sector-size " +
+                              entry->shape.Name() + " --param-cache DIR` writes local ones)");
+  }
+  return Lease(this, std::move(entry));
+}
+
+std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::lock_guard load_lock(entry.load_mu);
+  std::shared_ptr<const LoadedParams> p = entry.Loaded();
+  if (!p) {
+    auto fresh = std::make_shared<LoadedParams>();
+    fresh->shape = entry.shape;
+    fresh->circuit = snapdeals::CompileEmptySectorUpdate(entry.shape);
+    groth16::ParamsReadOptions options;
+    options.threads = threads_;
+    try {
+      fresh->pk = groth16::ReadParamsForCircuit(entry.params_path, fresh->circuit, options);
+    } catch (const std::exception& e) {
+      throw SrsUnavailableError("cannot load parameters for " + entry.circuit_id + ": " + e.what());
+    }
+    fresh->pvk = groth16::PrepareVerifyingKey(fresh->pk.vk);
+    fresh->resident_bytes = LoadedBytes(*fresh);
+    p = std::move(fresh);
+    std::lock_guard lock(entry.mu);
+    entry.loaded = p;
+  }
+  if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+SrsRegistry::PreloadResult SrsRegistry::Preload(const std::string& circuit_id) {
+  Lease lease = Acquire(circuit_id);
+  if (lease.entry_->Loaded()) return {.already_loaded = true, .load_ms = 0};
+  double ms = 0;
+  lease.Get(&ms);
+  return {.already_loaded = false, .load_ms = uint64_t(ms)};
+}
+
+SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
+  auto entry = EntryFor(circuit_id);
+  // The load lock: an eviction never races a load of the same set.
+  std::lock_guard load_lock(entry->load_mu);
+  const uint32_t refs = entry->refs.load();
+  if (refs > 0) {
+    throw SrsInUseError("parameters " + circuit_id + " are in use by " + std::to_string(refs) +
+                        " queued or running job(s); evict after they finish");
+  }
+  std::shared_ptr<const LoadedParams> dropped;
+  {
+    std::lock_guard lock(entry->mu);
+    dropped = std::move(entry->loaded);
+    entry->loaded.reset();
+  }
+  if (!dropped) return {.was_loaded = false, .freed_bytes = 0};
+  return {.was_loaded = true, .freed_bytes = dropped->resident_bytes};  // freed here, outside every lock
+}
+
+std::vector<SrsInfo> SrsRegistry::List() const {
+  std::vector<SrsInfo> out;
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    std::lock_guard lock(mu_);
+    entries = entries_;
+  }
+  for (uint64_t bytes : filecoin::SupportedSectorSizes()) {
+    auto shape = filecoin::SectorShape::FromSectorSize(bytes);
+    const std::string id = SnapCircuitId(shape);
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e->circuit_id == id; });
+    SrsInfo info;
+    info.circuit_id = id;
+    if (it != entries.end()) {
+      Entry& e = **it;
+      info.params_path = e.params_path;
+      info.ref_count = e.refs.load();
+      if (auto p = e.Loaded()) {
+        info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
+        info.size_bytes = p->resident_bytes;
+      } else {
+        info.tier = SrsTier::kCold;
+        info.size_bytes = FileSize(e.params_path);
+      }
+    } else {
+      info.params_path =
+          (fs::path(param_cache_) / (snapdeals::EmptySectorUpdateParamsStem(shape) + ".params")).string();
+      info.size_bytes = FileSize(info.params_path);
+      if (info.size_bytes == 0) continue;  // no file, never used: not listed
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+uint64_t SrsRegistry::ResidentBytes() const {
+  std::lock_guard lock(mu_);
+  uint64_t total = 0;
+  for (const auto& e : entries_) {
+    if (auto p = e->Loaded()) total += p->resident_bytes;
+  }
+  return total;
+}
+
+// ---- Lease ------------------------------------------------------------------------
+
+SrsRegistry::Lease::Lease(SrsRegistry* registry, std::shared_ptr<Entry> entry)
+    : registry_(registry), entry_(std::move(entry)) {
+  entry_->refs.fetch_add(1);
+}
+SrsRegistry::Lease::Lease(Lease&& other) noexcept
+    : registry_(other.registry_), entry_(std::move(other.entry_)) {
+  other.registry_ = nullptr;
+}
+SrsRegistry::Lease& SrsRegistry::Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    if (entry_) entry_->refs.fetch_sub(1);
+    registry_ = other.registry_;
+    entry_ = std::move(other.entry_);
+    other.registry_ = nullptr;
+  }
+  return *this;
+}
+SrsRegistry::Lease::~Lease() {
+  if (entry_) entry_->refs.fetch_sub(1);
+}
+std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) const {
+  if (auto p = entry_->Loaded()) {
+    if (load_ms) *load_ms = 0;
+    return p;
+  }
+  return registry_->Load(*entry_, load_ms);
+}
+const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }
+
+}  // namespace cuzk::daemon

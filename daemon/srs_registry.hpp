@@ -1,0 +1,132 @@
+#pragma once
+// SrsRegistry: the parameter sets (circuit + Groth16 key + prepared verifying
+// key) the daemon proves with, found in srs.param_cache under Filecoin's file
+// names and loaded on demand (or by PreloadSRS).
+//
+//   SrsRegistry srs("/data/zk/params", /*threads=*/0);
+//   SrsRegistry::Lease lease = srs.Acquire("snap-2k");   // FAILED_PRECONDITION-type error if files are missing
+//   std::shared_ptr<const LoadedParams> p = lease.Get(&load_ms);  // loads once; others wait
+//
+// Tiers (GetStatus): HOT = in memory and referenced by a queued or running
+// job, WARM = in memory and idle (evictable), COLD = only on disk. ref_count
+// counts the leases (jobs); EvictSRS refuses a set with ref_count > 0
+// (SrsInUseError) and otherwise drops the registry's reference: the memory
+// goes when the last user lets go. Circuit ids are cuzk's: "snap-32g",
+// "snap-2k", "snap-8m", "snap-512m", "snap-64g" (and the test sizes,
+// "snap-1k", "snap-8k", ...). Loading a 2 KiB set: record the circuit (~0.6 s)
+// and decode the 655 MB .params (~2.4 s on one core); resident ~2 GB.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/filecoin/sector_shape.hpp"
+#include "engine/groth16/types.hpp"
+#include "engine/groth16/verifier.hpp"
+#include "engine/r1cs/compiled_circuit.hpp"
+
+namespace cuzk::daemon {
+
+// Parameter files missing or unreadable (-> FAILED_PRECONDITION).
+class SrsUnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// EvictSRS of a set that jobs hold (-> FAILED_PRECONDITION).
+class SrsInUseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Not a circuit id we know (-> INVALID_ARGUMENT).
+class UnknownCircuitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct LoadedParams {
+  filecoin::SectorShape shape;
+  r1cs::CompiledCircuit circuit;
+  groth16::ProvingKey pk;
+  groth16::PreparedVerifyingKey pvk;
+  uint64_t resident_bytes = 0;  // circuit matrices + key points
+};
+
+enum class SrsTier { kHot = 0, kWarm = 1, kCold = 2 };  // proto SRSStatus.Tier values
+
+struct SrsInfo {
+  std::string circuit_id;
+  SrsTier tier = SrsTier::kCold;
+  uint64_t size_bytes = 0;  // resident bytes when loaded, else the .params file size
+  uint32_t ref_count = 0;
+  std::string params_path;
+};
+
+class SrsRegistry {
+  struct Entry;
+
+ public:
+  // threads: for decoding the .params file (0 = all hardware threads).
+  SrsRegistry(std::string param_cache, unsigned threads);
+  ~SrsRegistry();
+
+  // "snap-2k" for a 2 KiB shape; ParseCircuitId is its inverse (UnknownCircuitError).
+  static std::string SnapCircuitId(const filecoin::SectorShape& shape);
+  static filecoin::SectorShape ParseCircuitId(const std::string& circuit_id);
+
+  // A job's hold on a parameter set: counted in ref_count while alive.
+  class Lease {
+   public:
+    Lease() = default;
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&& other) noexcept;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+    // Loads the set if it is not in memory (concurrent callers wait for one
+    // load). *load_ms: time this call spent loading or waiting for a load.
+    std::shared_ptr<const LoadedParams> Get(double* load_ms) const;
+    const std::string& circuit_id() const;
+    explicit operator bool() const { return entry_ != nullptr; }
+
+   private:
+    friend class SrsRegistry;
+    Lease(SrsRegistry* registry, std::shared_ptr<Entry> entry);
+    SrsRegistry* registry_ = nullptr;
+    std::shared_ptr<Entry> entry_;
+  };
+
+  // Checks the files exist (SrsUnavailableError naming them) and takes a lease.
+  Lease Acquire(const std::string& circuit_id);
+
+  struct PreloadResult {
+    bool already_loaded = false;
+    uint64_t load_ms = 0;
+  };
+  PreloadResult Preload(const std::string& circuit_id);
+
+  struct EvictResult {
+    bool was_loaded = false;
+    uint64_t freed_bytes = 0;
+  };
+  EvictResult Evict(const std::string& circuit_id);
+
+  // Every set in memory or with a .params file in param_cache, by circuit id.
+  std::vector<SrsInfo> List() const;
+  uint64_t ResidentBytes() const;
+  const std::string& param_cache() const { return param_cache_; }
+
+ private:
+  std::shared_ptr<Entry> EntryFor(const std::string& circuit_id);
+  std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
+
+  std::string param_cache_;
+  unsigned threads_;
+  mutable std::mutex mu_;  // guards entries_ (the map), not the loads
+  std::vector<std::shared_ptr<Entry>> entries_;
+};
+
+}  // namespace cuzk::daemon

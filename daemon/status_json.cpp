@@ -1,0 +1,78 @@
+// GET /status: the daemon's state as one JSON document (cuzk's fields where
+// they exist: uptime, memory, synthesis, pipelines with per-partition
+// states and times, gpu_workers, counters).
+#include <nlohmann/json.hpp>
+
+#include "daemon/daemon_core.hpp"
+
+namespace cuzk::daemon {
+
+std::string DaemonCore::StatusJson() const {
+  using nlohmann::json;
+  const MemoryInfo mem = Memory();
+  const RunnerCounts rc = runner_->Counts();
+  const TrackerCounts tc = tracker_.Counts();
+  json pipelines = json::array();
+  for (const JobView& v : tracker_.Snapshot()) {
+    json parts = json::array();
+    for (size_t k = 0; k < v.partitions.size(); ++k) {
+      parts.push_back({{"partition", k}, {"state", PartitionStageName(v.partitions[k])}});
+    }
+    pipelines.push_back({{"job_id", v.id},
+                         {"proof_kind", JobKindName(v.kind)},
+                         {"priority", v.priority},
+                         {"state", JobStateName(v.state)},
+                         {"stopping", v.stopping},
+                         {"age_ms", uint64_t(v.age_ms)},
+                         {"error", v.error},
+                         {"queue_wait_ms", uint64_t(v.timings.queue_wait_ms)},
+                         {"srs_load_ms", uint64_t(v.timings.srs_load_ms)},
+                         {"synth_ms", uint64_t(v.timings.synthesis_ms)},
+                         {"gpu_ms", uint64_t(v.timings.gpu_ms)},
+                         {"total_ms", uint64_t(v.timings.total_ms)},
+                         {"partitions", parts}});
+  }
+  json gpus = json::array();
+  for (const GpuInfo& g : Gpus()) {
+    gpus.push_back({{"ordinal", g.ordinal}, {"name", g.name}, {"vram_total_bytes", g.vram_total_bytes},
+                    {"vram_free_bytes", g.vram_free_bytes}});
+  }
+  json srs = json::array();
+  for (const SrsInfo& s : srs_.List()) {
+    static const char* kTiers[] = {"hot", "warm", "cold"};
+    srs.push_back({{"circuit_id", s.circuit_id}, {"tier", kTiers[int(s.tier)]}, {"size_bytes", s.size_bytes},
+                   {"ref_count", s.ref_count}, {"params_path", s.params_path}});
+  }
+  json queues = json::object();
+  for (const auto& [kind, c] : rc.by_kind) queues[JobKindName(kind)] = {{"pending", c.pending}, {"in_progress", c.in_progress}};
+  json doc = {
+      {"uptime_seconds", UptimeSeconds()},
+      {"shutting_down", shutting_down()},
+      {"memory",
+       {{"total", mem.total_bytes},
+        {"available", mem.available_bytes},
+        {"used", mem.total_bytes - std::min(mem.total_bytes, mem.available_bytes)},
+        {"budget", mem.budget_bytes},
+        {"srs_resident", mem.srs_resident_bytes},
+        {"pinned", mem.pinned_bytes},
+        {"pinned_limit", mem.pinned_limit_bytes}}},
+      {"synthesis", {{"max_concurrent", rc.workers}, {"active", rc.busy_workers}, {"threads", config_.synthesis.threads}}},
+      {"gpu_workers", GpuWorkers()},
+      {"gpus", gpus},
+      {"srs", srs},
+      {"queues", queues},
+      {"pipelines", pipelines},
+      {"counters",
+       {{"submitted", tc.submitted},
+        {"completed", tc.completed},
+        {"failed", tc.failed},
+        {"cancelled", tc.cancelled},
+        {"deduplicated", tc.deduplicated},
+        {"pruned", tc.pruned},
+        {"active", tc.active},
+        {"retained", tc.retained}}},
+  };
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace cuzk::daemon
