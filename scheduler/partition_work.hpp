@@ -1,0 +1,107 @@
+#pragma once
+// The seam between the pipeline and the proofs it runs: the daemon implements
+// JobWork for real SnapDeals partitions (synthesis into pinned a/b/c,
+// groth16 ProveStart on a device, ProveFinish + verification), tests
+// implement it with fakes. The pipeline only moves the StageData from one
+// stage to the next and never looks inside.
+//
+//   class SnapWork : public scheduler::JobWork {
+//     PartitionBytes EstimateBytes(uint32_t) const override { return {9ull << 30, 8ull << 30}; }
+//     std::unique_ptr<StageData> Synthesize(const PartitionContext& c) override {
+//       memory::PinnedBuffer abc = c.LeaseAbcBuffer(abc_bytes);   // charged to this partition's a/b/c part
+//       ...witness + a/b/c into abc...;  return std::make_unique<Synth>(std::move(abc), ...); }
+//     std::unique_ptr<StageData> GpuStart(const PartitionContext& c, std::unique_ptr<StageData> s) override {
+//       ...backend(c.device).ProveStart...;  return pending (a/b/c freed: s destroyed); }
+//     std::vector<uint8_t> Finish(const PartitionContext&, std::unique_ptr<StageData> p) override {
+//       ...ProveFinish, EncodeProof... }
+//     bool Verify(const PartitionContext&, std::span<const uint8_t> proof) override { ...Verify(vk, inputs, proof)... }
+//   };
+//
+// Thread safety: the stages of different partitions of one job run
+// concurrently on different threads; a JobWork must allow that.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "memory/budget.hpp"
+#include "memory/pinned_pool.hpp"
+#include "scheduler/priority.hpp"
+
+namespace cuzk::scheduler {
+
+// Bytes to reserve for one partition before its synthesis starts; `abc` of
+// them (a/b/c or the witness) are released when the GPU start returns, the
+// rest when the partition is finalized.
+struct PartitionBytes {
+  uint64_t total = 0;
+  uint64_t abc = 0;
+};
+
+// What one stage hands to the next; the JobWork defines the real type.
+class StageData {
+ public:
+  virtual ~StageData() = default;
+};
+
+class CancelledError : public std::runtime_error {
+ public:
+  CancelledError() : std::runtime_error("cancelled") {}
+};
+
+// Set once when the job is cancelled or failed; checked by the pipeline
+// between stages and by long work inside a stage.
+class CancelToken {
+ public:
+  CancelToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
+  bool cancelled() const { return flag_->load(std::memory_order_acquire); }
+  void ThrowIfCancelled() const {
+    if (cancelled()) throw CancelledError();
+  }
+  void Cancel() const { flag_->store(true, std::memory_order_release); }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> flag_;
+};
+
+struct PartitionContext {
+  std::string_view job_id;
+  uint32_t partition = 0;
+  uint32_t partitions = 0;
+  Priority priority = Priority::kNormal;
+  CancelToken cancel;
+  int device = -1;         // GPU stage: the worker's device ordinal (-1: a CPU-backend worker)
+  unsigned worker = 0;     // GPU stage: the worker's index over all devices
+
+  // Synthesis only: a buffer from the pipeline's PinnedPool whose bytes are
+  // taken from this partition's a/b/c reservation (not charged twice). It
+  // goes back to the pool when the StageData holding it is destroyed (after
+  // the GPU start). Throws std::logic_error outside synthesis or without a pool.
+  memory::PinnedBuffer LeaseAbcBuffer(size_t bytes) const;
+
+  // Set by the pipeline.
+  memory::PinnedPool* pinned_pool = nullptr;
+  memory::Reservation* reservation = nullptr;
+  uint64_t* abc_left = nullptr;
+};
+
+class JobWork {
+ public:
+  virtual ~JobWork() = default;
+  // Called once per partition at submission (cheap; no allocation).
+  virtual PartitionBytes EstimateBytes(uint32_t partition) const = 0;
+  // CPU: witness and a/b/c. Throw to fail the job.
+  virtual std::unique_ptr<StageData> Synthesize(const PartitionContext& ctx) = 0;
+  // GPU (ctx.device): everything that needs the device; must free a/b/c
+  // (keep only what Finish needs).
+  virtual std::unique_ptr<StageData> GpuStart(const PartitionContext& ctx, std::unique_ptr<StageData> synthesized) = 0;
+  // CPU epilogue: the encoded partition proof.
+  virtual std::vector<uint8_t> Finish(const PartitionContext& ctx, std::unique_ptr<StageData> pending) = 0;
+  // Every proof is verified before it is returned; false fails the job.
+  virtual bool Verify(const PartitionContext& ctx, std::span<const uint8_t> proof) = 0;
+};
+
+}  // namespace cuzk::scheduler

@@ -1,0 +1,339 @@
+// scheduler::Pipeline: construction, submission, cancellation, status and the
+// dispatcher (pacer + budget in strict priority order). The stage loops are
+// in pipeline_stages.cpp.
+#include "scheduler/pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "scheduler/pipeline_impl.hpp"
+
+namespace cuzk::scheduler {
+
+std::string_view JobOutcomeName(JobOutcome o) {
+  switch (o) {
+    case JobOutcome::kCompleted: return "COMPLETED";
+    case JobOutcome::kFailed: return "FAILED";
+    case JobOutcome::kCancelled: return "CANCELLED";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view PartitionStageName(PartitionStage s) {
+  switch (s) {
+    case PartitionStage::kPending: return "pending";
+    case PartitionStage::kDispatched: return "dispatched";
+    case PartitionStage::kSynthesizing: return "synthesizing";
+    case PartitionStage::kGpuQueued: return "synth_done";
+    case PartitionStage::kGpu: return "gpu";
+    case PartitionStage::kFinalizing: return "finalizing";
+    case PartitionStage::kDone: return "done";
+    case PartitionStage::kFailed: return "failed";
+    case PartitionStage::kSkipped: return "skipped";
+  }
+  return "unknown";
+}
+
+memory::PinnedBuffer PartitionContext::LeaseAbcBuffer(size_t bytes) const {
+  if (!pinned_pool || !reservation || !abc_left)
+    throw std::logic_error("LeaseAbcBuffer: only during synthesis, in a pipeline with a PinnedPool");
+  const uint64_t take = std::min<uint64_t>(bytes, *abc_left);
+  *abc_left -= take;
+  return pinned_pool->Lease(bytes, reservation->Split(take), BudgetPriority(priority));
+}
+
+Pipeline::Impl::Impl(PipelineConfig c, memory::Budget& b, memory::PinnedPool* p)
+    : config(std::move(c)),
+      budget(b),
+      pinned(p),
+      gpu_worker_count(unsigned(std::max<size_t>(1, config.gpu_devices.size())) *
+                       std::max(1u, config.gpu_workers_per_device)),
+      pacer(config.pacer, gpu_worker_count, 0) {}
+
+void Pipeline::Impl::Flush(Deferred& d) const {
+  if (config.timeline)
+    for (auto& l : d.lines) config.timeline(l);
+  d.lines.clear();
+  for (auto& [cb, result] : d.callbacks)
+    if (cb) cb(std::move(result));
+  d.callbacks.clear();
+  d.garbage.clear();  // stage data and reservations: freed here, outside the lock
+}
+
+PartitionContext Pipeline::Impl::Context(WorkItem& item) const {
+  PartitionContext c;
+  c.job_id = item.job->id;
+  c.partition = item.partition;
+  c.partitions = item.job->partitions;
+  c.priority = item.job->priority;
+  c.cancel = item.job->cancel;
+  return c;
+}
+
+void Pipeline::Impl::InterruptDispatchLocked() {
+  if (dispatch_stop) dispatch_stop->request_stop();
+}
+
+void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std::string& why, Deferred& d) {
+  if (!job.active) return;
+  job.active = false;
+  job.cancel.Cancel();
+  (outcome == JobOutcome::kCancelled ? cancelled : failed)++;
+  // Never dispatched: nothing to tell the pacer.
+  for (auto& [key, unused] : synthesis_queue.RemoveJob(job.seq)) job.status[key.partition].stage = PartitionStage::kSkipped;
+  // Dispatched and synthesized, but will never reach a GPU: completions for the pacer.
+  auto queued = gpu_queue.RemoveJob(job.seq);
+  if (!queued.empty()) pacer.OnRetired(NowS(), queued.size());
+  for (auto& [key, item] : queued) {
+    job.status[key.partition].stage = PartitionStage::kSkipped;
+    d.garbage.push_back(std::move(item));
+  }
+  UpdatePacerQueuesLocked();
+  if (dispatch_key && dispatch_key->job_seq == job.seq) InterruptDispatchLocked();
+  JobResult r;
+  r.job_id = job.id;
+  r.outcome = outcome;
+  r.error = why;
+  r.timings = job.timings;
+  r.timings.total_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - job.submitted).count();
+  d.callbacks.emplace_back(std::move(job.on_done), std::move(r));
+  ids.erase(job.id);
+  jobs.erase(job.seq);  // in-flight items keep the state alive until they are dropped
+  dispatch_cv.notify_all();
+}
+
+void Pipeline::Impl::CompleteJobLocked(JobState& job, Deferred& d) {
+  job.active = false;
+  ++completed;
+  JobResult r;
+  r.job_id = job.id;
+  r.outcome = JobOutcome::kCompleted;
+  r.timings = job.timings;
+  r.timings.total_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - job.submitted).count();
+  size_t total = 0;
+  for (auto& p : job.proofs) total += p.size();
+  r.proof.reserve(total);
+  for (auto& p : job.proofs) r.proof.insert(r.proof.end(), p.begin(), p.end());
+  r.partition_proofs = std::move(job.proofs);
+  d.callbacks.emplace_back(std::move(job.on_done), std::move(r));
+  ids.erase(job.id);
+  jobs.erase(job.seq);
+}
+
+void Pipeline::Impl::DispatchLoop() {
+  std::unique_lock lock(mu);
+  Deferred d;
+  uint64_t dispatches = 0;
+  while (!stopping) {
+    UpdatePacerQueuesLocked();
+    const double now = NowS();
+    if (synthesis_queue.empty()) {
+      pacer.SetHeld(now, false);
+      dispatch_cv.wait(lock);
+      continue;
+    }
+    if (free_synth == 0) {
+      pacer.SetHeld(now, true);
+      dispatch_cv.wait(lock);
+      continue;
+    }
+    if (!pacer.MayDispatch(now)) {
+      pacer.SetHeld(now, false);
+      const double at = pacer.NextDeadline(now);
+      if (std::isfinite(at)) {
+        dispatch_cv.wait_until(lock, start + std::chrono::duration_cast<SteadyClock::duration>(
+                                                 std::chrono::duration<double>(std::max(at, now + 1e-4))));
+      } else {
+        dispatch_cv.wait(lock);
+      }
+      continue;
+    }
+    const PartitionKey key = synthesis_queue.TopKey();
+    std::shared_ptr<JobState> job = jobs.at(key.job_seq);
+    const uint64_t bytes = job->bytes[key.partition].total;
+    // The budget wait happens without the pipeline lock (evictors may take
+    // other locks); a more urgent arrival or a cancellation interrupts it.
+    pacer.SetHeld(now, true);
+    dispatch_stop.emplace();
+    dispatch_key = key;
+    std::stop_token stop = dispatch_stop->get_token();
+    lock.unlock();
+    std::optional<memory::Reservation> res;
+    try {
+      res = budget.Acquire(bytes, BudgetPriority(key.priority), stop);
+    } catch (const memory::BudgetExceededError&) {
+      // Submit refuses such partitions; a budget cannot shrink, so this is unreachable.
+      res.reset();
+    }
+    lock.lock();
+    dispatch_stop.reset();
+    dispatch_key.reset();
+    pacer.SetHeld(NowS(), false);
+    if (!res) continue;  // interrupted: look at the head again
+    if (!job->active || synthesis_queue.empty() || !(synthesis_queue.TopKey() == key)) {
+      // The job went away, or something more urgent came while the grant
+      // landed: keep the strict order, give the bytes back.
+      WorkItem dropped;
+      dropped.reservation = std::move(*res);
+      d.garbage.push_back(std::move(dropped));
+      lock.unlock();
+      Flush(d);
+      lock.lock();
+      continue;
+    }
+    synthesis_queue.Pop();
+    WorkItem item;
+    item.job = job;
+    item.partition = key.partition;
+    item.reservation = std::move(*res);
+    item.abc_left = job->bytes[key.partition].abc;
+    job->status[key.partition].stage = PartitionStage::kDispatched;
+    synth_ready.push_back(std::move(item));
+    --free_synth;
+    pacer.OnDispatch(NowS());
+    UpdatePacerQueuesLocked();
+    synth_cv.notify_one();
+    if (config.pacer_status_every && ++dispatches % config.pacer_status_every == 0 && config.timeline)
+      d.lines.push_back(FormatPacerStatus(pacer.State(NowS())));
+    if (!d.lines.empty()) {
+      lock.unlock();
+      Flush(d);
+      lock.lock();
+    }
+  }
+}
+
+Pipeline::Pipeline(PipelineConfig config, memory::Budget& budget, memory::PinnedPool* pinned)
+    : impl_(std::make_unique<Impl>(std::move(config), budget, pinned)) {
+  Impl& m = *impl_;
+  if (m.config.synthesis_threads == 0) throw std::invalid_argument("Pipeline: synthesis_threads must be >= 1");
+  if (m.config.finalizer_threads == 0) throw std::invalid_argument("Pipeline: finalizer_threads must be >= 1");
+  m.free_synth = m.config.synthesis_threads;
+  std::vector<int> devices = m.config.gpu_devices;
+  if (devices.empty()) devices.push_back(-1);
+  const unsigned per_device = std::max(1u, m.config.gpu_workers_per_device);
+  for (int dev : devices)
+    for (unsigned k = 0; k < per_device; ++k) {
+      GpuWorkerStatus w;
+      w.worker = unsigned(m.gpu_workers.size());
+      w.device = dev;
+      m.gpu_workers.push_back(w);
+    }
+  m.threads.emplace_back([&m] { m.DispatchLoop(); });
+  for (unsigned i = 0; i < m.config.synthesis_threads; ++i) m.threads.emplace_back([&m] { m.SynthesisLoop(); });
+  for (auto& w : m.gpu_workers)
+    m.threads.emplace_back([&m, worker = w.worker, device = w.device] { m.GpuLoop(worker, device); });
+  for (unsigned i = 0; i < m.config.finalizer_threads; ++i) m.threads.emplace_back([&m] { m.FinalizerLoop(); });
+}
+
+Pipeline::~Pipeline() { Shutdown(); }
+
+void Pipeline::Shutdown() {
+  Impl& m = *impl_;
+  Deferred d;
+  {
+    std::lock_guard lock(m.mu);
+    if (m.stopping && m.threads.empty()) return;
+    m.stopping = true;
+    std::vector<std::shared_ptr<JobState>> active;
+    for (auto& [seq, job] : m.jobs) active.push_back(job);
+    for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
+    m.InterruptDispatchLocked();
+    m.dispatch_cv.notify_all();
+    m.synth_cv.notify_all();
+    m.gpu_cv.notify_all();
+    m.fin_cv.notify_all();
+  }
+  m.Flush(d);
+  for (auto& t : m.threads)
+    if (t.joinable()) t.join();
+  std::lock_guard lock(m.mu);
+  m.threads.clear();
+}
+
+void Pipeline::Submit(JobRequest request) {
+  Impl& m = *impl_;
+  if (request.id.empty()) throw std::invalid_argument("job id is empty");
+  if (!request.work) throw std::invalid_argument("job " + request.id + " has no work");
+  if (request.partitions == 0) throw std::invalid_argument("job " + request.id + " has no partitions");
+  auto job = std::make_shared<JobState>();
+  job->bytes.reserve(request.partitions);
+  for (uint32_t p = 0; p < request.partitions; ++p) {
+    PartitionBytes b = request.work->EstimateBytes(p);
+    if (b.abc > b.total)
+      throw std::invalid_argument("job " + request.id + " partition " + std::to_string(p) +
+                                  ": a/b/c bytes exceed the partition's total");
+    if (b.total > m.budget.capacity()) throw memory::BudgetExceededError(b.total, m.budget.capacity());
+    job->bytes.push_back(b);
+  }
+  job->id = std::move(request.id);
+  job->priority = request.priority;
+  job->partitions = request.partitions;
+  job->work = std::move(request.work);
+  job->on_done = std::move(request.on_done);
+  job->status.assign(job->partitions, {});
+  job->proofs.assign(job->partitions, {});
+  job->submitted = SteadyClock::now();
+  std::lock_guard lock(m.mu);
+  if (m.stopping) throw std::runtime_error("pipeline is shut down");
+  if (m.ids.count(job->id)) throw std::invalid_argument("job " + job->id + " is already running");
+  job->seq = m.next_seq++;
+  m.ids[job->id] = job->seq;
+  m.jobs[job->seq] = job;
+  for (uint32_t p = 0; p < job->partitions; ++p) m.synthesis_queue.Push({job->priority, job->seq, p}, 0);
+  // A more urgent head than the one the dispatcher waits budget for: re-pick.
+  if (m.dispatch_key && PartitionKey{job->priority, job->seq, 0} < *m.dispatch_key) m.InterruptDispatchLocked();
+  m.dispatch_cv.notify_all();
+}
+
+bool Pipeline::Cancel(std::string_view job_id) {
+  Impl& m = *impl_;
+  Deferred d;
+  {
+    std::lock_guard lock(m.mu);
+    auto it = m.ids.find(std::string(job_id));
+    if (it == m.ids.end()) return false;
+    std::shared_ptr<JobState> job = m.jobs.at(it->second);
+    m.FailJobLocked(*job, JobOutcome::kCancelled, "cancelled", d);
+  }
+  m.Flush(d);
+  return true;
+}
+
+PipelineStatus Pipeline::Status() const {
+  Impl& m = *impl_;
+  PipelineStatus s;
+  {
+    std::lock_guard lock(m.mu);
+    const auto now = SteadyClock::now();
+    for (auto& [seq, job] : m.jobs) {
+      JobStatus j;
+      j.id = job->id;
+      j.priority = job->priority;
+      j.age_ms = std::chrono::duration<double, std::milli>(now - job->submitted).count();
+      j.partitions = job->status;
+      s.jobs.push_back(std::move(j));
+    }
+    s.synthesis_queue = m.synthesis_queue.size();
+    s.synthesizing = m.synthesizing + m.synth_ready.size();
+    s.gpu_queue = m.gpu_queue.size();
+    s.finalizer_queue = m.fin_queue.size();
+    s.synthesis_threads = m.config.synthesis_threads;
+    s.gpu_workers = m.gpu_workers;
+    s.pacer = m.pacer.State(m.NowS());
+    s.jobs_completed = m.completed;
+    s.jobs_failed = m.failed;
+    s.jobs_cancelled = m.cancelled;
+  }
+  const memory::BudgetStats b = m.budget.Stats();
+  s.budget_bytes = b.capacity;
+  s.reserved_bytes = b.reserved;
+  s.peak_reserved_bytes = b.peak;
+  if (m.pinned) {
+    s.has_pinned_pool = true;
+    s.pinned = m.pinned->Stats();
+  }
+  return s;
+}
+
+}  // namespace cuzk::scheduler

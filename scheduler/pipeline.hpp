@@ -1,0 +1,140 @@
+#pragma once
+// scheduler::Pipeline: the threaded proving pipeline.
+//
+//   memory::Budget budget(memory::AutoBudgetBytes());
+//   memory::PinnedPool pinned(budget);
+//   scheduler::Pipeline pipeline({.synthesis_threads = 32, .gpu_devices = {0, 1}}, budget, &pinned);
+//   pipeline.Submit({.id = "snap-1000-7", .priority = Priority::kNormal, .partitions = 16,
+//                    .work = std::make_shared<SnapWork>(...),
+//                    .on_done = [](JobResult r) { ... }});   // called exactly once
+//   pipeline.Cancel("snap-1000-7");
+//
+// Threads: one dispatcher (DispatchPacer + budget, in strict priority order),
+// N synthesis threads, k GPU workers per device, F finalizers (default 1).
+// A partition: SynthesisQueue -> [pacer, budget.Acquire(total)] -> Synthesize
+// -> GpuQueue -> GpuStart on a worker (a/b/c bytes released when it returns)
+// -> finalizer: Finish, Verify, release the rest -> merged in partition order
+// when all are done. A failed stage fails its job once (on_done kFailed);
+// queued siblings are dropped at once, running ones at their next stage;
+// every reservation is released. Cancel does the same with kCancelled.
+// Locking: one mutex guards the queues and job states; the work itself,
+// timeline sink calls, on_done callbacks and the destruction of stage data
+// (large buffers) all happen outside it, so a GPU worker never waits behind
+// a finalizer's verification or a free().
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memory/budget.hpp"
+#include "memory/pinned_pool.hpp"
+#include "scheduler/dispatch_pacer.hpp"
+#include "scheduler/partition_work.hpp"
+#include "scheduler/priority.hpp"
+#include "scheduler/timeline.hpp"
+
+namespace cuzk::scheduler {
+
+struct PipelineConfig {
+  unsigned synthesis_threads = 4;
+  std::vector<int> gpu_devices = {0};  // device ordinals; empty: CPU-backend workers (device -1)
+  unsigned gpu_workers_per_device = 2;
+  unsigned finalizer_threads = 1;
+  PacerConfig pacer;
+  TimelineSink timeline;               // TIMELINE / GPU_TIMING / FIN_TIMING / PACER lines; may be empty
+  unsigned pacer_status_every = 5;     // a PACER line every this many dispatches (0: never)
+};
+
+enum class JobOutcome { kCompleted, kFailed, kCancelled };
+std::string_view JobOutcomeName(JobOutcome o);
+
+struct JobTimings {
+  double queue_wait_ms = 0;   // submission -> first synthesis start
+  double synthesis_ms = 0;    // sum over partitions
+  double gpu_compute_ms = 0;  // sum over partitions (GPU start stage)
+  double finalize_ms = 0;     // sum over partitions (finish + verify)
+  double total_ms = 0;        // submission -> completion
+};
+
+struct JobResult {
+  std::string job_id;
+  JobOutcome outcome = JobOutcome::kFailed;
+  std::string error;                              // kFailed/kCancelled: why (names the partition and stage)
+  std::vector<std::vector<uint8_t>> partition_proofs;  // kCompleted: in partition order
+  std::vector<uint8_t> proof;                     // kCompleted: the partition proofs concatenated in order
+  JobTimings timings;
+};
+
+struct JobRequest {
+  std::string id;
+  Priority priority = Priority::kNormal;
+  uint32_t partitions = 1;
+  std::shared_ptr<JobWork> work;
+  std::function<void(JobResult)> on_done;  // exactly once, from a pipeline thread or Cancel's caller; no lock held
+};
+
+enum class PartitionStage { kPending, kDispatched, kSynthesizing, kGpuQueued, kGpu, kFinalizing, kDone, kFailed, kSkipped };
+std::string_view PartitionStageName(PartitionStage s);
+
+struct PartitionStatus {
+  PartitionStage stage = PartitionStage::kPending;
+  double synth_ms = 0, gpu_ms = 0;
+  int worker = -1;
+};
+
+struct JobStatus {
+  std::string id;
+  Priority priority = Priority::kNormal;
+  double age_ms = 0;
+  std::vector<PartitionStatus> partitions;
+};
+
+struct GpuWorkerStatus {
+  unsigned worker = 0;
+  int device = -1;
+  bool busy = false;
+  std::string job_id;
+  int partition = -1;
+};
+
+struct PipelineStatus {
+  std::vector<JobStatus> jobs;  // active jobs, in submission order
+  uint64_t synthesis_queue = 0, synthesizing = 0, gpu_queue = 0, finalizer_queue = 0;
+  unsigned synthesis_threads = 0;
+  std::vector<GpuWorkerStatus> gpu_workers;
+  uint64_t budget_bytes = 0, reserved_bytes = 0, peak_reserved_bytes = 0;
+  memory::PinnedPoolStats pinned;
+  bool has_pinned_pool = false;
+  PacerState pacer;
+  uint64_t jobs_completed = 0, jobs_failed = 0, jobs_cancelled = 0;
+};
+
+class Pipeline {
+ public:
+  // budget (and pinned, if given) must outlive the pipeline.
+  Pipeline(PipelineConfig config, memory::Budget& budget, memory::PinnedPool* pinned = nullptr);
+  // Cancels every active job (on_done kCancelled) and joins the threads.
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Nothing is queued when it throws: std::invalid_argument (empty or active
+  // duplicate id, no work, 0 partitions, abc > total), memory::BudgetExceededError
+  // (a partition larger than the whole budget: RESOURCE_EXHAUSTED), std::runtime_error
+  // after Shutdown.
+  void Submit(JobRequest request);
+  // True when the job was active (its on_done then reports kCancelled).
+  bool Cancel(std::string_view job_id);
+  PipelineStatus Status() const;
+  // Idempotent; the destructor calls it.
+  void Shutdown();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cuzk::scheduler

@@ -1,0 +1,104 @@
+#pragma once
+// Internals of scheduler::Pipeline, shared by pipeline.cpp (submission,
+// cancellation, status, the dispatcher) and pipeline_stages.cpp (synthesis,
+// GPU workers, finalizer). Not part of the public API.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <thread>
+#include <unordered_map>
+
+#include "scheduler/partition_queue.hpp"
+#include "scheduler/pipeline.hpp"
+
+namespace cuzk::scheduler {
+
+using SteadyClock = std::chrono::steady_clock;
+
+struct JobState {
+  uint64_t seq = 0;
+  std::string id;
+  Priority priority = Priority::kNormal;
+  uint32_t partitions = 0;
+  std::shared_ptr<JobWork> work;
+  std::function<void(JobResult)> on_done;
+  CancelToken cancel;
+  bool active = true;  // false once completed, failed or cancelled (guarded by Impl::mu)
+  std::vector<PartitionBytes> bytes;
+  std::vector<PartitionStatus> status;
+  std::vector<std::vector<uint8_t>> proofs;
+  uint32_t finished = 0;
+  SteadyClock::time_point submitted;
+  std::optional<SteadyClock::time_point> first_synth_start;
+  JobTimings timings;
+};
+
+// One dispatched partition on its way through the stages.
+struct WorkItem {
+  std::shared_ptr<JobState> job;
+  uint32_t partition = 0;
+  memory::Reservation reservation;
+  uint64_t abc_left = 0;  // a/b/c bytes still in `reservation` (not handed to a pinned buffer)
+  std::unique_ptr<StageData> data;
+};
+
+// Things to do once the lock is released: callbacks, lines, destruction.
+struct Deferred {
+  std::vector<std::string> lines;
+  std::vector<std::pair<std::function<void(JobResult)>, JobResult>> callbacks;
+  std::vector<WorkItem> garbage;
+};
+
+struct Pipeline::Impl {
+  Impl(PipelineConfig c, memory::Budget& b, memory::PinnedPool* p);
+
+  double NowS() const { return std::chrono::duration<double>(SteadyClock::now() - start).count(); }
+  double NowMs() const { return NowS() * 1e3; }
+  void Line(Deferred& d, const char* event, const JobState& job, const std::string& detail) const {
+    if (config.timeline) d.lines.push_back(TimelineLine(NowMs(), event, job.id, detail));
+  }
+  void Flush(Deferred& d) const;  // without the lock
+  void FailJobLocked(JobState& job, JobOutcome outcome, const std::string& why, Deferred& d);
+  void CompleteJobLocked(JobState& job, Deferred& d);
+  void InterruptDispatchLocked();
+  uint64_t InSynthesisLocked() const { return synthesizing + synth_ready.size(); }
+  void UpdatePacerQueuesLocked() { pacer.SetQueues(NowS(), gpu_queue.size(), InSynthesisLocked()); }
+  PartitionContext Context(WorkItem& item) const;
+
+  void DispatchLoop();
+  void SynthesisLoop();
+  void GpuLoop(unsigned worker, int device);
+  void FinalizerLoop();
+
+  const PipelineConfig config;
+  memory::Budget& budget;
+  memory::PinnedPool* const pinned;
+  const SteadyClock::time_point start = SteadyClock::now();
+  const unsigned gpu_worker_count;
+
+  mutable std::mutex mu;
+  std::condition_variable dispatch_cv, synth_cv, gpu_cv, fin_cv;
+  bool stopping = false;
+  uint64_t next_seq = 0;
+  std::map<uint64_t, std::shared_ptr<JobState>> jobs;  // active, by seq
+  std::unordered_map<std::string, uint64_t> ids;
+  SynthesisQueue<char> synthesis_queue;                // pending partitions (the job holds their state)
+  std::deque<WorkItem> synth_ready;                    // dispatched, waiting for a synthesis thread
+  uint64_t synthesizing = 0;                           // inside Synthesize
+  unsigned free_synth = 0;                             // threads neither busy nor promised to a dispatched item
+  GpuQueue<WorkItem> gpu_queue;
+  std::deque<WorkItem> fin_queue;
+  std::vector<GpuWorkerStatus> gpu_workers;
+  DispatchPacer pacer;
+  std::optional<std::stop_source> dispatch_stop;       // the dispatcher's budget wait, interruptible
+  std::optional<PartitionKey> dispatch_key;
+  uint64_t completed = 0, failed = 0, cancelled = 0;
+
+  std::vector<std::thread> threads;
+};
+
+}  // namespace cuzk::scheduler

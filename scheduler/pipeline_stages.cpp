@@ -1,0 +1,298 @@
+// The stage loops of scheduler::Pipeline: synthesis threads, GPU workers and
+// finalizers. Each takes an item under the lock, runs the work without it,
+// and comes back under the lock only to hand the result on; lines, callbacks
+// and the destruction of stage data are deferred until the lock is released.
+#include <chrono>
+#include <cstdio>
+
+#include "scheduler/pipeline_impl.hpp"
+
+namespace cuzk::scheduler {
+namespace {
+
+double MsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+std::string Ms(double ms) { return std::to_string(int64_t(ms + 0.5)); }
+
+std::string PartitionDetail(uint32_t p) { return "partition=" + std::to_string(p); }
+
+std::string WorkerDetail(unsigned w, uint32_t p) {
+  return "worker=" + std::to_string(w) + ",partition=" + std::to_string(p);
+}
+
+std::string Fmt2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
+}  // namespace
+
+void Pipeline::Impl::SynthesisLoop() {
+  std::unique_lock lock(mu);
+  for (;;) {
+    synth_cv.wait(lock, [&] { return stopping || !synth_ready.empty(); });
+    if (synth_ready.empty()) return;  // stopping, nothing left
+    WorkItem item = std::move(synth_ready.front());
+    synth_ready.pop_front();
+    Deferred d;
+    JobState& job = *item.job;
+    if (!job.active) {  // failed or cancelled after dispatch: skipped, a completion for the pacer
+      job.status[item.partition].stage = PartitionStage::kSkipped;
+      pacer.OnRetired(NowS());
+      ++free_synth;
+      UpdatePacerQueuesLocked();
+      d.garbage.push_back(std::move(item));
+      dispatch_cv.notify_all();
+      lock.unlock();
+      Flush(d);
+      lock.lock();
+      continue;
+    }
+    ++synthesizing;
+    const auto t0 = SteadyClock::now();
+    if (!job.first_synth_start) {
+      job.first_synth_start = t0;
+      job.timings.queue_wait_ms = MsBetween(job.submitted, t0);
+    }
+    job.status[item.partition].stage = PartitionStage::kSynthesizing;
+    Line(d, "SYNTH_START", job, PartitionDetail(item.partition));
+    lock.unlock();
+    Flush(d);
+
+    PartitionContext ctx = Context(item);
+    ctx.pinned_pool = pinned;
+    ctx.reservation = &item.reservation;
+    ctx.abc_left = &item.abc_left;
+    std::string error;
+    bool cancelled = false;
+    try {
+      ctx.cancel.ThrowIfCancelled();
+      item.data = job.work->Synthesize(ctx);
+    } catch (const CancelledError&) {
+      cancelled = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+    const auto t1 = SteadyClock::now();
+    const double synth_ms = MsBetween(t0, t1);
+
+    lock.lock();
+    --synthesizing;
+    ++free_synth;
+    pacer.OnSynthDone(NowS(), synth_ms / 1e3);
+    job.status[item.partition].synth_ms = synth_ms;
+    job.timings.synthesis_ms += synth_ms;
+    Line(d, "SYNTH_END", job, PartitionDetail(item.partition) + ",synth_ms=" + Ms(synth_ms));
+    if (!job.active || cancelled || !error.empty()) {
+      pacer.OnRetired(NowS());
+      if (!error.empty() && job.active) {
+        job.status[item.partition].stage = PartitionStage::kFailed;
+        FailJobLocked(job, JobOutcome::kFailed,
+                      "partition " + std::to_string(item.partition) + " synthesis failed: " + error, d);
+      } else {
+        job.status[item.partition].stage = PartitionStage::kSkipped;
+      }
+      d.garbage.push_back(std::move(item));
+    } else {
+      job.status[item.partition].stage = PartitionStage::kGpuQueued;
+      Line(d, "GPU_QUEUE", job, PartitionDetail(item.partition));
+      const PartitionKey key{job.priority, job.seq, item.partition};
+      gpu_queue.Push(key, std::move(item));
+      gpu_cv.notify_one();
+    }
+    UpdatePacerQueuesLocked();
+    dispatch_cv.notify_all();
+    lock.unlock();
+    Flush(d);
+    lock.lock();
+  }
+}
+
+void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
+  std::unique_lock lock(mu);
+  for (;;) {
+    gpu_cv.wait(lock, [&] { return stopping || !gpu_queue.empty(); });
+    if (gpu_queue.empty()) return;
+    // GPU_TIMING: the hot path from pickup to the GPU start, piece by piece.
+    const auto t_pickup = SteadyClock::now();
+    auto [key, item] = gpu_queue.Pop();
+    JobState& job = *item.job;
+    Deferred d;
+    const auto t_status = SteadyClock::now();
+    job.status[item.partition].stage = PartitionStage::kGpu;
+    job.status[item.partition].worker = int(worker);
+    const auto t_fail_check = SteadyClock::now();
+    const bool live = job.active;  // a failed job's queued partitions were removed; this is the race guard
+    const auto t_mark_busy = SteadyClock::now();
+    gpu_workers[worker].busy = true;
+    gpu_workers[worker].job_id = job.id;
+    gpu_workers[worker].partition = int(item.partition);
+    UpdatePacerQueuesLocked();
+    Line(d, "GPU_PICKUP", job, WorkerDetail(worker, item.partition));
+    const auto t_unlock = SteadyClock::now();
+    dispatch_cv.notify_all();  // the queue shrank: the pacer may want to refill
+    lock.unlock();
+    Flush(d);
+
+    std::string error;
+    bool cancelled = !live;
+    std::unique_ptr<StageData> pending;
+    double gpu_ms = 0;
+    SteadyClock::time_point t_enter = SteadyClock::now();
+    if (live) {
+      PartitionContext ctx = Context(item);
+      ctx.device = device;
+      ctx.worker = worker;
+      if (config.timeline) config.timeline(TimelineLine(NowMs(), "GPU_START", job.id, WorkerDetail(worker, item.partition)));
+      t_enter = SteadyClock::now();
+      try {
+        ctx.cancel.ThrowIfCancelled();
+        pending = job.work->GpuStart(ctx, std::move(item.data));
+      } catch (const CancelledError&) {
+        cancelled = true;
+      } catch (const std::exception& e) {
+        error = e.what();
+      } catch (...) {
+        error = "unknown exception";
+      }
+      const auto t_end = SteadyClock::now();
+      gpu_ms = MsBetween(t_enter, t_end);
+      if (config.timeline)
+        config.timeline(TimelineLine(NowMs(), "GPU_END", job.id,
+                                     WorkerDetail(worker, item.partition) + ",gpu_ms=" + Ms(gpu_ms)));
+      item.data.reset();                         // whatever the work left of the synthesized data
+      item.reservation.Release(item.abc_left);   // a/b/c consumed by the GPU start
+      item.abc_left = 0;
+    }
+
+    lock.lock();
+    gpu_workers[worker].busy = false;
+    gpu_workers[worker].job_id.clear();
+    gpu_workers[worker].partition = -1;
+    if (live && error.empty() && !cancelled) {
+      pacer.OnGpuComplete(NowS(), gpu_ms / 1e3);
+      job.status[item.partition].gpu_ms = gpu_ms;
+      job.timings.gpu_compute_ms += gpu_ms;
+    } else {
+      pacer.OnRetired(NowS());
+    }
+    if (job.active && error.empty() && !cancelled) {
+      job.status[item.partition].stage = PartitionStage::kFinalizing;
+      item.data = std::move(pending);
+      fin_queue.push_back(std::move(item));
+      fin_cv.notify_one();
+    } else {
+      if (!error.empty() && job.active) {
+        job.status[item.partition].stage = PartitionStage::kFailed;
+        FailJobLocked(job, JobOutcome::kFailed,
+                      "partition " + std::to_string(item.partition) + " GPU start failed: " + error, d);
+      } else {
+        job.status[item.partition].stage = PartitionStage::kSkipped;
+      }
+      d.garbage.push_back(std::move(item));
+      if (pending) {
+        WorkItem p;
+        p.data = std::move(pending);
+        d.garbage.push_back(std::move(p));
+      }
+    }
+    dispatch_cv.notify_all();
+    if (config.timeline && live) {
+      const double spawn_to_enter = MsBetween(t_unlock, t_enter);
+      d.lines.push_back("GPU_TIMING," + job.id + "," + WorkerDetail(worker, item.partition) +
+                        ",status_ms=" + Fmt2(MsBetween(t_pickup, t_status)) +
+                        ",fail_check_ms=" + Fmt2(MsBetween(t_fail_check, t_mark_busy)) +
+                        ",mark_busy_ms=" + Fmt2(MsBetween(t_mark_busy, t_unlock)) +
+                        ",total_overhead_ms=" + Fmt2(MsBetween(t_pickup, t_unlock)) +
+                        ",spawn_to_enter_ms=" + Fmt2(spawn_to_enter) + ",prove_start_ms=" + Fmt2(gpu_ms) +
+                        ",total_pre_prove_ms=" + Fmt2(MsBetween(t_pickup, t_enter)));
+    }
+    lock.unlock();
+    Flush(d);
+    lock.lock();
+  }
+}
+
+void Pipeline::Impl::FinalizerLoop() {
+  std::unique_lock lock(mu);
+  for (;;) {
+    fin_cv.wait(lock, [&] { return stopping || !fin_queue.empty(); });
+    if (fin_queue.empty()) return;
+    WorkItem item = std::move(fin_queue.front());
+    fin_queue.pop_front();
+    JobState& job = *item.job;
+    Deferred d;
+    if (!job.active) {  // GPU-completed already: no pacer change
+      job.status[item.partition].stage = PartitionStage::kSkipped;
+      d.garbage.push_back(std::move(item));
+      lock.unlock();
+      Flush(d);
+      lock.lock();
+      continue;
+    }
+    lock.unlock();
+
+    // FIN_TIMING: finish, verify, the release, the lock, the bookkeeping.
+    const auto t0 = SteadyClock::now();
+    PartitionContext ctx = Context(item);
+    std::vector<uint8_t> proof;
+    std::string error;
+    bool cancelled = false;
+    bool verified = false;
+    SteadyClock::time_point t_finish = t0;
+    try {
+      ctx.cancel.ThrowIfCancelled();
+      proof = job.work->Finish(ctx, std::move(item.data));
+      t_finish = SteadyClock::now();
+      verified = job.work->Verify(ctx, proof);
+      if (!verified) error = "proof failed verification";
+    } catch (const CancelledError&) {
+      cancelled = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+    if (t_finish == t0) t_finish = SteadyClock::now();
+    const auto t_verify = SteadyClock::now();
+    item.data.reset();
+    item.reservation.Reset();  // the rest of the partition's bytes
+    const auto t_drop = SteadyClock::now();
+
+    lock.lock();
+    const auto t_locked = SteadyClock::now();
+    const double fin_ms = MsBetween(t0, t_verify);
+    job.timings.finalize_ms += fin_ms;
+    if (job.active && error.empty() && !cancelled) {
+      job.status[item.partition].stage = PartitionStage::kDone;
+      job.proofs[item.partition] = std::move(proof);
+      if (++job.finished == job.partitions) CompleteJobLocked(job, d);
+    } else if (job.active && !error.empty()) {
+      job.status[item.partition].stage = PartitionStage::kFailed;
+      FailJobLocked(job, JobOutcome::kFailed,
+                    "partition " + std::to_string(item.partition) + " finalize failed: " + error, d);
+    } else {
+      job.status[item.partition].stage = PartitionStage::kSkipped;
+    }
+    const auto t_done = SteadyClock::now();
+    if (config.timeline) {
+      d.lines.insert(d.lines.begin(),
+                     TimelineLine(NowMs(), "FIN_END", job.id, PartitionDetail(item.partition) + ",fin_ms=" + Ms(fin_ms)));
+      d.lines.push_back("FIN_TIMING," + job.id + "," + PartitionDetail(item.partition) +
+                        ",finish_ms=" + Fmt2(MsBetween(t0, t_finish)) + ",verify_ms=" + Fmt2(MsBetween(t_finish, t_verify)) +
+                        ",drop_res_ms=" + Fmt2(MsBetween(t_verify, t_drop)) +
+                        ",lock_wait_ms=" + Fmt2(MsBetween(t_drop, t_locked)) +
+                        ",process_ms=" + Fmt2(MsBetween(t_locked, t_done)) + ",total_ms=" + Fmt2(MsBetween(t0, t_done)));
+    }
+    lock.unlock();
+    Flush(d);
+    lock.lock();
+  }
+}
+
+}  // namespace cuzk::scheduler

@@ -1,0 +1,416 @@
+// The threaded Pipeline with fake work: proofs merged in partition order,
+// split proving (the GPU worker never waits for the finalizer), priority,
+// a failed partition failing its job exactly once with nothing leaked,
+// cancellation releasing reservations (as /status shows), submission checks.
+#include "scheduler/pipeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "scheduler/timeline.hpp"
+
+namespace cuzk::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> g_live_data{0};
+
+struct FakeData : StageData {
+  explicit FakeData(uint32_t p, memory::PinnedBuffer b = {}) : partition(p), buffer(std::move(b)) { ++g_live_data; }
+  ~FakeData() override { --g_live_data; }
+  uint32_t partition;
+  memory::PinnedBuffer buffer;
+};
+
+// Collects lines from every thread.
+struct Log {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  TimelineSink Sink() {
+    return [this](std::string_view l) {
+      std::lock_guard lock(mu);
+      lines.emplace_back(l);
+    };
+  }
+  std::vector<TimelineEvent> Events(const std::string& event = "") {
+    std::lock_guard lock(mu);
+    std::vector<TimelineEvent> out;
+    for (auto& l : lines)
+      if (auto e = ParseTimelineLine(l); e && (event.empty() || e->event == event)) out.push_back(*e);
+    return out;
+  }
+  size_t Count(const std::string& prefix) {
+    std::lock_guard lock(mu);
+    return size_t(std::count_if(lines.begin(), lines.end(), [&](auto& l) { return l.rfind(prefix, 0) == 0; }));
+  }
+};
+
+enum class FailAt { kNone, kSynth, kGpu, kFinish, kVerify };
+
+class FakeWork : public JobWork {
+ public:
+  FakeWork(uint8_t tag, PartitionBytes bytes) : tag_(tag), bytes_(bytes) {}
+  std::chrono::milliseconds synth{2}, gpu{2}, finish{1};
+  FailAt fail = FailAt::kNone;
+  uint32_t fail_partition = 0;
+  bool use_pinned = false;
+  bool block_until_cancelled = false;  // synthesis spins on the token
+  std::shared_future<void> gate;       // synthesis of partition 0 waits for it, if valid
+
+  std::mutex mu;
+  std::vector<std::string> events;  // "S3", "G3", "F3", "V3"
+  std::atomic<int> synth_started{0};
+
+  PartitionBytes EstimateBytes(uint32_t) const override { return bytes_; }
+
+  std::unique_ptr<StageData> Synthesize(const PartitionContext& c) override {
+    ++synth_started;
+    Record("S", c.partition);
+    if (gate.valid() && c.partition == 0) gate.wait();
+    while (block_until_cancelled) {
+      c.cancel.ThrowIfCancelled();
+      std::this_thread::sleep_for(1ms);
+    }
+    std::this_thread::sleep_for(synth);
+    if (fail == FailAt::kSynth && c.partition == fail_partition) throw std::runtime_error("witness is unsatisfied");
+    memory::PinnedBuffer b;
+    if (use_pinned) b = c.LeaseAbcBuffer(bytes_.abc);
+    return std::make_unique<FakeData>(c.partition, std::move(b));
+  }
+  std::unique_ptr<StageData> GpuStart(const PartitionContext& c, std::unique_ptr<StageData> s) override {
+    Record("G", c.partition);
+    EXPECT_EQ(static_cast<FakeData&>(*s).partition, c.partition);
+    std::this_thread::sleep_for(gpu);
+    if (fail == FailAt::kGpu && c.partition == fail_partition) throw std::runtime_error("device out of memory");
+    s.reset();  // a/b/c are consumed here
+    return std::make_unique<FakeData>(c.partition);
+  }
+  std::vector<uint8_t> Finish(const PartitionContext& c, std::unique_ptr<StageData> p) override {
+    Record("F", c.partition);
+    std::this_thread::sleep_for(finish);
+    if (fail == FailAt::kFinish && c.partition == fail_partition) throw std::runtime_error("G2 MSM failed");
+    return {tag_, uint8_t(c.partition), uint8_t(~c.partition)};
+  }
+  bool Verify(const PartitionContext& c, std::span<const uint8_t> proof) override {
+    Record("V", c.partition);
+    if (fail == FailAt::kVerify && c.partition == fail_partition) return false;
+    return proof.size() == 3 && proof[0] == tag_ && proof[1] == uint8_t(c.partition);
+  }
+
+ private:
+  void Record(const char* stage, uint32_t p) {
+    std::lock_guard lock(mu);
+    events.push_back(stage + std::to_string(p));
+  }
+  uint8_t tag_;
+  PartitionBytes bytes_;
+};
+
+// Results by job id, with a wait.
+struct Results {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, std::vector<JobResult>> by_id;
+  std::function<void(JobResult)> Callback() {
+    return [this](JobResult r) {
+      std::lock_guard lock(mu);
+      by_id[r.job_id].push_back(std::move(r));
+      cv.notify_all();
+    };
+  }
+  bool WaitFor(size_t jobs, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, timeout, [&] { return by_id.size() >= jobs; });
+  }
+};
+
+PipelineConfig FastConfig(Log* log, unsigned synth_threads = 4, unsigned workers = 2) {
+  PipelineConfig c;
+  c.synthesis_threads = synth_threads;
+  c.gpu_devices = {0};
+  c.gpu_workers_per_device = workers;
+  c.pacer.target = 4;
+  c.pacer.bootstrap_spacing_s = 0;
+  c.pacer.initial_gpu_time_s = 0.002;  // known: bootstrap does not wait for a measurement
+  if (log) c.timeline = log->Sink();
+  return c;
+}
+
+bool WaitUntil(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 5s) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+TEST(Pipeline, CompletesJobsWithVerifiedProofsMergedInPartitionOrder) {
+  memory::Budget budget(1000);
+  Log log;
+  Results results;
+  {
+    Pipeline pipeline(FastConfig(&log), budget);
+    for (uint8_t j = 0; j < 3; ++j)
+      pipeline.Submit({"job-" + std::to_string(j), Priority::kNormal, 5,
+                       std::make_shared<FakeWork>(j, PartitionBytes{30, 20}), results.Callback()});
+    ASSERT_TRUE(results.WaitFor(3));
+    EXPECT_TRUE(WaitUntil([&] { return budget.reserved() == 0; }));
+    const PipelineStatus s = pipeline.Status();
+    EXPECT_EQ(s.jobs_completed, 3u);
+    EXPECT_TRUE(s.jobs.empty());  // completed jobs are not kept
+  }
+  for (uint8_t j = 0; j < 3; ++j) {
+    auto& v = results.by_id.at("job-" + std::to_string(j));
+    ASSERT_EQ(v.size(), 1u);
+    const JobResult& r = v[0];
+    EXPECT_EQ(r.outcome, JobOutcome::kCompleted) << r.error;
+    ASSERT_EQ(r.partition_proofs.size(), 5u);
+    std::vector<uint8_t> expected;
+    for (uint8_t p = 0; p < 5; ++p) {
+      EXPECT_EQ(r.partition_proofs[p], (std::vector<uint8_t>{j, p, uint8_t(~p)}));
+      expected.insert(expected.end(), {j, p, uint8_t(~p)});
+    }
+    EXPECT_EQ(r.proof, expected);
+    EXPECT_GE(r.timings.synthesis_ms, 5 * 2 * 0.9);
+    EXPECT_GE(r.timings.gpu_compute_ms, 5 * 2 * 0.9);
+    EXPECT_GE(r.timings.total_ms, r.timings.queue_wait_ms);
+  }
+  for (const char* e : {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP", "GPU_START", "GPU_END", "FIN_END"})
+    EXPECT_EQ(log.Events(e).size(), 15u) << e;
+  EXPECT_EQ(log.Count("GPU_TIMING,"), 15u);
+  EXPECT_EQ(log.Count("FIN_TIMING,"), 15u);
+  EXPECT_GE(log.Count("PACER,"), 2u);
+  EXPECT_EQ(g_live_data.load(), 0);
+  EXPECT_LE(budget.peak(), 1000u);
+}
+
+TEST(Pipeline, SplitProvingGpuWorkerDoesNotWaitForTheFinalizer) {
+  memory::Budget budget(1000);
+  Log log;
+  Results results;
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{10, 5});
+  work->gpu = 3ms;
+  work->finish = 40ms;  // a slow epilogue on one finalizer thread
+  {
+    Pipeline pipeline(FastConfig(&log, 8, 1), budget);
+    pipeline.Submit({"split", Priority::kNormal, 8, work, results.Callback()});
+    ASSERT_TRUE(results.WaitFor(1));
+  }
+  ASSERT_EQ(results.by_id.at("split")[0].outcome, JobOutcome::kCompleted);
+  // Per partition: synthesis, then GPU start, then finish, then verify.
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < work->events.size(); ++i) at[work->events[i]] = i;
+  for (int p = 0; p < 8; ++p) {
+    const std::string n = std::to_string(p);
+    EXPECT_LT(at.at("S" + n), at.at("G" + n));
+    EXPECT_LT(at.at("G" + n), at.at("F" + n));
+    EXPECT_LT(at.at("F" + n), at.at("V" + n));
+  }
+  // The GPU ran ahead: every GPU start was over before half the finalizations.
+  auto gpu_end = log.Events("GPU_END");
+  auto fin_end = log.Events("FIN_END");
+  ASSERT_EQ(gpu_end.size(), 8u);
+  ASSERT_EQ(fin_end.size(), 8u);
+  double last_gpu = 0;
+  for (auto& e : gpu_end) last_gpu = std::max(last_gpu, e.ms);
+  std::vector<double> fins;
+  for (auto& e : fin_end) fins.push_back(e.ms);
+  std::sort(fins.begin(), fins.end());
+  EXPECT_LT(last_gpu, fins[3]);
+}
+
+TEST(Pipeline, CriticalJobGoesBeforePendingNormalPartitions) {
+  memory::Budget budget(1000);
+  Log log;
+  Results results;
+  std::promise<void> open;
+  {
+    Pipeline pipeline(FastConfig(&log, 1, 1), budget);
+    auto plug = std::make_shared<FakeWork>(9, PartitionBytes{1, 0});
+    plug->gate = open.get_future().share();
+    pipeline.Submit({"plug", Priority::kLow, 1, plug, results.Callback()});
+    ASSERT_TRUE(WaitUntil([&] { return plug->synth_started.load() == 1; }));
+    for (int j = 0; j < 3; ++j)
+      pipeline.Submit({"normal-" + std::to_string(j), Priority::kNormal, 4,
+                       std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{1, 0}), results.Callback()});
+    pipeline.Submit({"high", Priority::kHigh, 2, std::make_shared<FakeWork>(7, PartitionBytes{1, 0}),
+                     results.Callback()});
+    pipeline.Submit({"critical", Priority::kCritical, 4, std::make_shared<FakeWork>(8, PartitionBytes{1, 0}),
+                     results.Callback()});
+    const PipelineStatus s = pipeline.Status();
+    EXPECT_EQ(s.synthesis_queue, 18u);
+    open.set_value();
+    ASSERT_TRUE(results.WaitFor(6));
+  }
+  std::vector<std::string> order;
+  for (auto& e : log.Events("SYNTH_START")) order.push_back(e.job + "/" + std::to_string(e.partition));
+  std::vector<std::string> expected = {"plug/0", "critical/0", "critical/1", "critical/2", "critical/3",
+                                       "high/0", "high/1"};
+  for (int j = 0; j < 3; ++j)
+    for (int p = 0; p < 4; ++p) expected.push_back("normal-" + std::to_string(j) + "/" + std::to_string(p));
+  EXPECT_EQ(order, expected);
+  for (auto& [id, v] : results.by_id) EXPECT_EQ(v.at(0).outcome, JobOutcome::kCompleted) << id;
+}
+
+class PipelineFailure : public ::testing::TestWithParam<FailAt> {};
+
+TEST_P(PipelineFailure, FailsTheJobOnceSkipsSiblingsLeaksNothing) {
+  constexpr uint64_t kMiB = uint64_t(1) << 20;  // pinned buffers are page-rounded
+  memory::Budget budget(100 * kMiB);
+  memory::PinnedPool pinned(budget);
+  Log log;
+  Results results;
+  {
+    Pipeline pipeline(FastConfig(&log, 3, 2), budget, &pinned);
+    auto bad = std::make_shared<FakeWork>(1, PartitionBytes{10 * kMiB, 6 * kMiB});
+    bad->fail = GetParam();
+    bad->fail_partition = 3;
+    bad->use_pinned = true;
+    auto good = std::make_shared<FakeWork>(2, PartitionBytes{10 * kMiB, 6 * kMiB});
+    good->use_pinned = true;
+    pipeline.Submit({"bad", Priority::kNormal, 12, bad, results.Callback()});
+    pipeline.Submit({"good", Priority::kNormal, 6, good, results.Callback()});
+    ASSERT_TRUE(results.WaitFor(2));
+    // Partitions still in flight drain; then only idle pinned buffers hold bytes.
+    EXPECT_TRUE(WaitUntil([&] {
+      auto s = pipeline.Status();
+      return s.synthesizing == 0 && s.gpu_queue == 0 && s.finalizer_queue == 0 && g_live_data.load() == 0 &&
+             s.pinned.leased_buffers == 0;
+    }));
+    const PipelineStatus s = pipeline.Status();
+    EXPECT_EQ(s.reserved_bytes, s.pinned.idle_bytes);
+    EXPECT_EQ(s.jobs_failed, 1u);
+    EXPECT_EQ(s.jobs_completed, 1u);
+    EXPECT_LE(s.peak_reserved_bytes, 100 * kMiB);
+    EXPECT_GT(s.pinned.reuses, 0u);
+  }
+  ASSERT_EQ(results.by_id.at("bad").size(), 1u);  // exactly once
+  const JobResult& r = results.by_id.at("bad")[0];
+  EXPECT_EQ(r.outcome, JobOutcome::kFailed);
+  EXPECT_NE(r.error.find("partition 3"), std::string::npos) << r.error;
+  EXPECT_TRUE(r.proof.empty());
+  EXPECT_EQ(results.by_id.at("good")[0].outcome, JobOutcome::kCompleted) << results.by_id.at("good")[0].error;
+  EXPECT_EQ(budget.reserved(), pinned.Stats().idle_bytes);  // only idle pinned buffers, reusable
+  const uint64_t idle = pinned.Stats().idle_bytes;
+  EXPECT_EQ(pinned.Shrink(~uint64_t(0)), idle);
+  EXPECT_EQ(budget.reserved(), 0u);
+  EXPECT_EQ(g_live_data.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStages, PipelineFailure,
+                         ::testing::Values(FailAt::kSynth, FailAt::kGpu, FailAt::kFinish, FailAt::kVerify));
+
+TEST(Pipeline, CancellationReleasesReservationsVisibleInStatus) {
+  memory::Budget budget(100);
+  Results results;
+  Pipeline pipeline(FastConfig(nullptr, 4, 1), budget);
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{20, 10});
+  work->block_until_cancelled = true;
+  pipeline.Submit({"stuck", Priority::kNormal, 16, work, results.Callback()});
+  ASSERT_TRUE(WaitUntil([&] { return work->synth_started.load() == 4; }));
+  PipelineStatus s = pipeline.Status();
+  EXPECT_EQ(s.reserved_bytes, 80u);  // 4 partitions in synthesis, 20 bytes each
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(std::count_if(s.jobs[0].partitions.begin(), s.jobs[0].partitions.end(),
+                          [](auto& p) { return p.stage == PartitionStage::kSynthesizing; }),
+            4);
+  EXPECT_TRUE(pipeline.Cancel("stuck"));
+  EXPECT_FALSE(pipeline.Cancel("stuck"));  // no longer active
+  ASSERT_TRUE(results.WaitFor(1));
+  EXPECT_EQ(results.by_id.at("stuck")[0].outcome, JobOutcome::kCancelled);
+  EXPECT_TRUE(WaitUntil([&] { return pipeline.Status().reserved_bytes == 0; }));
+  s = pipeline.Status();
+  EXPECT_EQ(s.jobs_cancelled, 1u);
+  EXPECT_TRUE(s.jobs.empty());
+  EXPECT_EQ(s.synthesis_queue, 0u);
+  EXPECT_EQ(results.by_id.at("stuck").size(), 1u);
+  // The pipeline still works afterwards.
+  pipeline.Submit({"after", Priority::kNormal, 3, std::make_shared<FakeWork>(2, PartitionBytes{20, 10}),
+                   results.Callback()});
+  ASSERT_TRUE(results.WaitFor(2));
+  EXPECT_EQ(results.by_id.at("after")[0].outcome, JobOutcome::kCompleted);
+}
+
+TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
+  memory::Budget budget(25);  // two partitions of 10 at a time
+  Log log;
+  Results results;
+  {
+    Pipeline pipeline(FastConfig(&log, 8, 2), budget);
+    for (int j = 0; j < 3; ++j)
+      pipeline.Submit({"j" + std::to_string(j), Priority::kNormal, 6,
+                       std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{10, 8}), results.Callback()});
+    ASSERT_TRUE(results.WaitFor(3));
+  }
+  EXPECT_LE(budget.peak(), 25u);
+  EXPECT_GE(budget.Stats().waited_grants, 1u);  // the budget really held dispatches back
+  for (auto& [id, v] : results.by_id) EXPECT_EQ(v.at(0).outcome, JobOutcome::kCompleted) << id;
+}
+
+TEST(Pipeline, SubmissionChecks) {
+  memory::Budget budget(100);
+  Pipeline pipeline(FastConfig(nullptr), budget);
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{101, 1});
+  EXPECT_THROW(pipeline.Submit({"huge", Priority::kNormal, 2, work, {}}), memory::BudgetExceededError);
+  EXPECT_THROW(pipeline.Submit({"", Priority::kNormal, 2, std::make_shared<FakeWork>(1, PartitionBytes{1, 0}), {}}),
+               std::invalid_argument);
+  EXPECT_THROW(pipeline.Submit({"x", Priority::kNormal, 0, std::make_shared<FakeWork>(1, PartitionBytes{1, 0}), {}}),
+               std::invalid_argument);
+  EXPECT_THROW(pipeline.Submit({"x", Priority::kNormal, 1, nullptr, {}}), std::invalid_argument);
+  EXPECT_THROW(pipeline.Submit({"x", Priority::kNormal, 1, std::make_shared<FakeWork>(1, PartitionBytes{5, 6}), {}}),
+               std::invalid_argument);
+  auto slow = std::make_shared<FakeWork>(1, PartitionBytes{1, 0});
+  slow->block_until_cancelled = true;
+  pipeline.Submit({"dup", Priority::kNormal, 1, slow, {}});
+  EXPECT_THROW(pipeline.Submit({"dup", Priority::kNormal, 1, slow, {}}), std::invalid_argument);
+  EXPECT_EQ(pipeline.Status().jobs.size(), 1u);
+}
+
+TEST(Pipeline, ShutdownCancelsActiveJobsOnce) {
+  memory::Budget budget(100);
+  Results results;
+  {
+    Pipeline pipeline(FastConfig(nullptr, 2, 1), budget);
+    for (int j = 0; j < 3; ++j) {
+      auto w = std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{5, 1});
+      w->block_until_cancelled = true;
+      pipeline.Submit({"s" + std::to_string(j), Priority::kNormal, 4, w, results.Callback()});
+    }
+  }
+  ASSERT_EQ(results.by_id.size(), 3u);
+  for (auto& [id, v] : results.by_id) {
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].outcome, JobOutcome::kCancelled);
+  }
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
+TEST(Pipeline, CpuBackendWorkersWhenThereIsNoGpu) {
+  memory::Budget budget(100);
+  Log log;
+  Results results;
+  PipelineConfig c = FastConfig(&log, 2, 3);
+  c.gpu_devices.clear();
+  {
+    Pipeline pipeline(c, budget);
+    EXPECT_EQ(pipeline.Status().gpu_workers.size(), 3u);
+    EXPECT_EQ(pipeline.Status().gpu_workers[0].device, -1);
+    pipeline.Submit({"cpu", Priority::kNormal, 4, std::make_shared<FakeWork>(1, PartitionBytes{5, 1}),
+                     results.Callback()});
+    ASSERT_TRUE(results.WaitFor(1));
+  }
+  EXPECT_EQ(results.by_id.at("cpu")[0].outcome, JobOutcome::kCompleted);
+}
+
+}  // namespace
+}  // namespace cuzk::scheduler
