@@ -39,6 +39,11 @@ namespace cuzk::scheduler {
 struct PartitionBytes {
   uint64_t total = 0;
   uint64_t abc = 0;
+  // The a/b/c part lives in a pinned buffer (LeaseAbcBuffer): the dispatcher
+  // then hands an idle pool buffer to the partition before asking the budget
+  // for the rest, so a full budget reuses page-locked memory instead of
+  // freeing it (the evictor) and page-locking it again.
+  bool pinned_abc = false;
 };
 
 // What one stage hands to the next; the JobWork defines the real type.
@@ -77,15 +82,19 @@ struct PartitionContext {
   unsigned worker = 0;     // GPU stage: the worker's index over all devices
 
   // Synthesis only: a buffer from the pipeline's PinnedPool whose bytes are
-  // taken from this partition's a/b/c reservation (not charged twice). It
-  // goes back to the pool when the StageData holding it is destroyed (after
-  // the GPU start). Throws std::logic_error outside synthesis or without a pool.
+  // taken from this partition's a/b/c reservation (not charged twice), or
+  // the idle buffer the dispatcher already took for it (pinned_abc). It goes
+  // back to the pool when the StageData holding it is destroyed (after the
+  // GPU start). Ask for at most the partition's abc bytes, a multiple of the
+  // pool's alignment (4 KiB): anything beyond is charged with a blocking
+  // budget acquire. Throws std::logic_error outside synthesis or without a pool.
   memory::PinnedBuffer LeaseAbcBuffer(size_t bytes) const;
 
   // Set by the pipeline.
   memory::PinnedPool* pinned_pool = nullptr;
   memory::Reservation* reservation = nullptr;
   uint64_t* abc_left = nullptr;
+  memory::PinnedBuffer* preleased = nullptr;
 };
 
 class JobWork {

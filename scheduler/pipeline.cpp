@@ -37,7 +37,8 @@ std::string_view PartitionStageName(PartitionStage s) {
 memory::PinnedBuffer PartitionContext::LeaseAbcBuffer(size_t bytes) const {
   if (!pinned_pool || !reservation || !abc_left)
     throw std::logic_error("LeaseAbcBuffer: only during synthesis, in a pipeline with a PinnedPool");
-  const uint64_t take = std::min<uint64_t>(bytes, *abc_left);
+  if (preleased && *preleased && preleased->capacity() >= bytes) return std::move(*preleased);
+  const uint64_t take = std::min<uint64_t>(pinned_pool->RoundUp(bytes), *abc_left);
   *abc_left -= take;
   return pinned_pool->Lease(bytes, reservation->Split(take), BudgetPriority(priority));
 }
@@ -150,7 +151,7 @@ void Pipeline::Impl::DispatchLoop() {
     }
     const PartitionKey key = synthesis_queue.TopKey();
     std::shared_ptr<JobState> job = jobs.at(key.job_seq);
-    const uint64_t bytes = job->bytes[key.partition].total;
+    const PartitionBytes want = job->bytes[key.partition];
     // The budget wait happens without the pipeline lock (evictors may take
     // other locks); a more urgent arrival or a cancellation interrupts it.
     pacer.SetHeld(now, true);
@@ -158,6 +159,15 @@ void Pipeline::Impl::DispatchLoop() {
     dispatch_key = key;
     std::stop_token stop = dispatch_stop->get_token();
     lock.unlock();
+    // An idle pinned buffer is already charged: it covers the a/b/c part.
+    std::optional<memory::PinnedBuffer> idle;
+    if (pinned && want.pinned_abc && want.abc > 0) idle = pinned->TakeIdle(want.abc);
+    const uint64_t bytes = idle ? want.total - want.abc : want.total;
+    if (pinned && want.pinned_abc && want.abc > 0 && !idle) {
+      lock.lock();
+      dispatch_wants_idle_pinned = true;  // a GPU worker that frees a buffer interrupts the wait
+      lock.unlock();
+    }
     std::optional<memory::Reservation> res;
     try {
       res = budget.Acquire(bytes, BudgetPriority(key.priority), stop);
@@ -168,13 +178,14 @@ void Pipeline::Impl::DispatchLoop() {
     lock.lock();
     dispatch_stop.reset();
     dispatch_key.reset();
+    dispatch_wants_idle_pinned = false;
     pacer.SetHeld(NowS(), false);
-    if (!res) continue;  // interrupted: look at the head again
-    if (!job->active || synthesis_queue.empty() || !(synthesis_queue.TopKey() == key)) {
-      // The job went away, or something more urgent came while the grant
-      // landed: keep the strict order, give the bytes back.
+    if (!res || !job->active || synthesis_queue.empty() || !(synthesis_queue.TopKey() == key)) {
+      // Interrupted, the job went away, or something more urgent came while
+      // the grant landed: keep the strict order, give everything back.
       WorkItem dropped;
-      dropped.reservation = std::move(*res);
+      if (res) dropped.reservation = std::move(*res);
+      if (idle) dropped.preleased = std::move(*idle);
       d.garbage.push_back(std::move(dropped));
       lock.unlock();
       Flush(d);
@@ -186,7 +197,8 @@ void Pipeline::Impl::DispatchLoop() {
     item.job = job;
     item.partition = key.partition;
     item.reservation = std::move(*res);
-    item.abc_left = job->bytes[key.partition].abc;
+    item.abc_left = idle ? 0 : want.abc;
+    if (idle) item.preleased = std::move(*idle);
     job->status[key.partition].stage = PartitionStage::kDispatched;
     synth_ready.push_back(std::move(item));
     --free_synth;

@@ -43,6 +43,7 @@ struct WorkItem {
   uint32_t partition = 0;
   memory::Reservation reservation;
   uint64_t abc_left = 0;  // a/b/c bytes still in `reservation` (not handed to a pinned buffer)
+  memory::PinnedBuffer preleased;  // an idle pool buffer taken at dispatch (pinned_abc), until leased
   std::unique_ptr<StageData> data;
 };
 
@@ -96,6 +97,7 @@ struct Pipeline::Impl {
   DispatchPacer pacer;
   std::optional<std::stop_source> dispatch_stop;       // the dispatcher's budget wait, interruptible
   std::optional<PartitionKey> dispatch_key;
+  bool dispatch_wants_idle_pinned = false;             // the head waits in full for a/b/c an idle buffer could cover
   uint64_t completed = 0, failed = 0, cancelled = 0;
 
   std::vector<std::thread> threads;

@@ -66,6 +66,7 @@ void Pipeline::Impl::SynthesisLoop() {
     ctx.pinned_pool = pinned;
     ctx.reservation = &item.reservation;
     ctx.abc_left = &item.abc_left;
+    ctx.preleased = &item.preleased;
     std::string error;
     bool cancelled = false;
     try {
@@ -166,11 +167,15 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
         config.timeline(TimelineLine(NowMs(), "GPU_END", job.id,
                                      WorkerDetail(worker, item.partition) + ",gpu_ms=" + Ms(gpu_ms)));
       item.data.reset();                         // whatever the work left of the synthesized data
+      item.preleased = memory::PinnedBuffer();   // unused by the work: back to the pool
       item.reservation.Release(item.abc_left);   // a/b/c consumed by the GPU start
       item.abc_left = 0;
     }
 
     lock.lock();
+    // Its pinned a/b/c buffer just went idle: a dispatcher waiting to charge
+    // a/b/c in full should take that buffer instead (before an evictor frees it).
+    if (dispatch_wants_idle_pinned) InterruptDispatchLocked();
     gpu_workers[worker].busy = false;
     gpu_workers[worker].job_id.clear();
     gpu_workers[worker].partition = -1;

@@ -357,6 +357,36 @@ TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
   for (auto& [id, v] : results.by_id) EXPECT_EQ(v.at(0).outcome, JobOutcome::kCompleted) << id;
 }
 
+// A budget that holds two partitions: with pinned_abc the dispatcher hands
+// idle pinned buffers on, so page-locked memory is reused, never freed and
+// page-locked again; without it the evictor frees and synthesis reallocates.
+TEST(Pipeline, FullBudgetReusesPinnedBuffers) {
+  constexpr uint64_t kMiB = uint64_t(1) << 20;
+  for (bool pinned_abc : {true, false}) {
+    memory::Budget budget(2 * 10 * kMiB + kMiB);
+    memory::PinnedPool pinned(budget);
+    Results results;
+    {
+      Pipeline pipeline(FastConfig(nullptr, 4, 1), budget, &pinned);
+      auto work = std::make_shared<FakeWork>(1, PartitionBytes{10 * kMiB, 8 * kMiB, pinned_abc});
+      work->use_pinned = true;
+      pipeline.Submit({"p", Priority::kNormal, 12, work, results.Callback()});
+      ASSERT_TRUE(results.WaitFor(1));
+      EXPECT_EQ(results.by_id.at("p")[0].outcome, JobOutcome::kCompleted) << results.by_id.at("p")[0].error;
+    }
+    const memory::PinnedPoolStats st = pinned.Stats();
+    SCOPED_TRACE(pinned_abc ? "pinned_abc" : "plain");
+    EXPECT_LE(budget.peak(), 21 * kMiB);
+    if (pinned_abc) {
+      EXPECT_EQ(st.frees, 0u);
+      EXPECT_LE(st.allocations, 2u);
+      EXPECT_GE(st.reuses, 10u);
+    } else {
+      EXPECT_GT(st.frees, 0u);  // the churn pinned_abc avoids
+    }
+  }
+}
+
 TEST(Pipeline, SubmissionChecks) {
   memory::Budget budget(100);
   Pipeline pipeline(FastConfig(nullptr), budget);
