@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "scheduler/pipeline_status_json.hpp"
 #include "scheduler/timeline.hpp"
 
 namespace cuzk::scheduler {
@@ -324,12 +325,18 @@ TEST(Pipeline, CancellationReleasesReservationsVisibleInStatus) {
   EXPECT_EQ(std::count_if(s.jobs[0].partitions.begin(), s.jobs[0].partitions.end(),
                           [](auto& p) { return p.stage == PartitionStage::kSynthesizing; }),
             4);
+  const nlohmann::json js = PipelineStatusJson(s);
+  EXPECT_EQ(js["memory"]["reserved_bytes"], 80);
+  EXPECT_EQ(js["pipelines"][0]["job_id"], "stuck");
+  EXPECT_EQ(js["pipelines"][0]["partitions"][0]["state"], "synthesizing");
+  EXPECT_EQ(js["synthesis"]["active"], 4);
   EXPECT_TRUE(pipeline.Cancel("stuck"));
   EXPECT_FALSE(pipeline.Cancel("stuck"));  // no longer active
   ASSERT_TRUE(results.WaitFor(1));
   EXPECT_EQ(results.by_id.at("stuck")[0].outcome, JobOutcome::kCancelled);
   EXPECT_TRUE(WaitUntil([&] { return pipeline.Status().reserved_bytes == 0; }));
   s = pipeline.Status();
+  EXPECT_EQ(PipelineStatusJson(s)["memory"]["reserved_bytes"], 0);  // what /status shows after the cancel
   EXPECT_EQ(s.jobs_cancelled, 1u);
   EXPECT_TRUE(s.jobs.empty());
   EXPECT_EQ(s.synthesis_queue, 0u);
