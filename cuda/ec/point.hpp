@@ -1,5 +1,5 @@
 #pragma once
-// Points of y^2 = x^3 + b over a device field (cuda::Fp for G1), host and
+// Points of y^2 = x^3 + b over a device field (cuda::Fp for G1, cuda::Fp2 for G2), host and
 // device (CUZK_HD), with the same roles as engine/ec/point.hpp:
 //   AffinePoint - MSM inputs (parameters): 2 coordinates; infinity is (0, 0),
 //                 which is not on the curve for b != 0, so no flag is stored
@@ -10,7 +10,9 @@
 // dbl-2008-s-1, add-2008-s), the same as the host XyzzPoint, so results can
 // be compared coordinate by coordinate.
 #include "cuda/ff/fp.hpp"
+#include "cuda/ff/fp2.hpp"
 #include "engine/ec/g1.hpp"
+#include "engine/ec/g2.hpp"
 
 namespace cuzk::cuda {
 
@@ -80,16 +82,26 @@ struct XyzzPoint {
 
 using G1Affine = AffinePoint<Fp>;
 using G1Xyzz = XyzzPoint<Fp>;
+using G2Affine = AffinePoint<Fp2>;
+using G2Xyzz = XyzzPoint<Fp2>;
 
-// Host conversions (the device layout has no infinity flag).
-inline G1Affine G1AffineFromHost(const ec::G1Affine& a) {
-  return a.infinity ? G1Affine::Infinity() : G1Affine{Fp::FromHost(a.x), Fp::FromHost(a.y)};
+// Host conversions (the device layout has no infinity flag). F is the device
+// field, C the engine curve over F's host field.
+template <class F, class C>
+AffinePoint<F> AffineFromHost(const ec::AffinePoint<C>& a) {
+  return a.infinity ? AffinePoint<F>::Infinity() : AffinePoint<F>{F::FromHost(a.x), F::FromHost(a.y)};
 }
-inline ec::G1Xyzz G1XyzzToHost(const G1Xyzz& p) {
-  return ec::G1Xyzz{p.x.ToHost(), p.y.ToHost(), p.zz.ToHost(), p.zzz.ToHost()};
+template <class F, class C>
+XyzzPoint<F> XyzzFromHost(const ec::XyzzPoint<C>& p) {
+  return {F::FromHost(p.x), F::FromHost(p.y), F::FromHost(p.zz), F::FromHost(p.zzz)};
 }
-inline G1Xyzz G1XyzzFromHost(const ec::G1Xyzz& p) {
-  return G1Xyzz{Fp::FromHost(p.x), Fp::FromHost(p.y), Fp::FromHost(p.zz), Fp::FromHost(p.zzz)};
+template <class C, class F>
+ec::XyzzPoint<C> XyzzToHost(const XyzzPoint<F>& p) {
+  return ec::XyzzPoint<C>{p.x.ToHost(), p.y.ToHost(), p.zz.ToHost(), p.zzz.ToHost()};
 }
+
+inline G1Affine G1AffineFromHost(const ec::G1Affine& a) { return AffineFromHost<Fp>(a); }
+inline ec::G1Xyzz G1XyzzToHost(const G1Xyzz& p) { return XyzzToHost<ec::G1Curve>(p); }
+inline G1Xyzz G1XyzzFromHost(const ec::G1Xyzz& p) { return XyzzFromHost<Fp>(p); }
 
 }  // namespace cuzk::cuda

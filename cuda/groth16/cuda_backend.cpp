@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuda/groth16/h_kernels.hpp"
-#include "cuda/msm/g1_msm.hpp"
+#include "cuda/msm/msm.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"

@@ -11,7 +11,7 @@
 //     (a b - c) (g^m - 1)^-1 pointwise; inverse coset NTT; the first m - 1
 //     coefficients stay on the device as the H MSM's scalars. (snarkjs form:
 //     H scalars on the CPU, engine/groth16/h_polynomial.hpp, then the GPU MSM.)
-//   G1 MSMs on the GPU (cuda/msm/g1_msm.hpp): H, A (a_density), B_g1
+//   G1 MSMs on the GPU (cuda/msm/msm.hpp): H, A (a_density), B_g1
 //     (b_density), L (aux), with the key's bases resident in device memory:
 //     uploaded on the first proof with a key and kept for later proofs with
 //     the same key (identified by address and a fingerprint of its sections).

@@ -1,16 +1,17 @@
-// GPU G1 MSM (cuda/msm/g1_msm.hpp) against the CPU Pippenger msm::MsmG1:
+// GPU G1 MSM (cuda/msm/msm.hpp) against the CPU Pippenger msm::MsmG1:
 // equal as group elements (compared in affine form) on random inputs of
 // sizes 1..2^16, every window width, tiny and large chunks (buckets split
 // over many accumulation threads), edge scalars (0, 1, r - 1, ...), repeated
 // and opposite bases, the point at infinity as a base, device-resident and
-// pinned scalars, and the density-masked variant. Skipped without a GPU.
+// pinned scalars, and the density-masked variant; the same for G2 (G2Msm vs
+// msm::MsmG2) at sizes up to 2^14. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cuda/msm/g1_msm.hpp"
+#include "cuda/msm/msm.hpp"
 #include "engine/groth16/fixed_base.hpp"
 #include "engine/msm/msm.hpp"
 #include "tests/gpu/gpu_skip.hpp"
@@ -48,7 +49,7 @@ class MsmGpuTest : public ::testing::Test {
   }
 
   static void ExpectMatchesCpu(const G1DeviceBases& dev, std::span<const ec::G1Affine> host_bases,
-                               std::span<const ff::Fr> scalars, const G1MsmOptions& options, const std::string& what) {
+                               std::span<const ff::Fr> scalars, const MsmGpuOptions& options, const std::string& what) {
     G1Msm msm;
     const ec::G1Affine got = msm.Run(dev, scalars.data(), scalars.size(), options).ToAffine();
     const ec::G1Affine want = msm::MsmG1(host_bases.first(scalars.size()), scalars).ToAffine();
@@ -70,7 +71,7 @@ TEST_F(MsmGpuTest, RandomInputsOfManySizesMatchCpu) {
   for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(100), size_t(1000), size_t(4097),
                    size_t(16387), kMaxN}) {
     const std::vector<ff::Fr> scalars = RandomScalars(rng, n);
-    G1MsmTimings t;
+    MsmGpuTimings t;
     const ec::G1Affine got = msm.Run(*device_bases_, scalars.data(), n, {}, &t).ToAffine();
     const ec::G1Affine want = msm::MsmG1(std::span(*bases_).first(n), scalars).ToAffine();
     EXPECT_EQ(got, want) << "n=" << n << " window=" << t.window_bits << " chunk=" << t.chunk;
@@ -186,6 +187,38 @@ TEST_F(MsmGpuTest, BadArgumentsAreRejected) {
   EXPECT_THROW(msm.Run(*device_bases_, nullptr, 10), std::invalid_argument);
   msm::DensityBitmap too_dense(kMaxN + 1, true);
   EXPECT_THROW(msm.RunDensity(*device_bases_, scalars.data(), too_dense), std::invalid_argument);
+}
+
+// ---- G2 --------------------------------------------------------------------------
+
+TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  constexpr size_t kN = size_t(1) << 14;
+  std::vector<ff::Fr> k(kN);
+  for (auto& x : k) x = ff::Fr::Random(rng);
+  std::vector<ec::G2Affine> bases(kN);
+  groth16::FixedBaseTable<ec::G2Curve>(ec::G2Affine::Generator(), 8).MulBatch(k, bases);
+  bases[1] = bases[0];                                                   // repeated
+  bases[2] = (-ec::G2Jacobian::FromAffine(bases[0])).ToAffine();        // opposite
+  bases[3] = ec::G2Affine::Infinity();
+  const G2DeviceBases device(bases);
+  G2Msm msm;
+  for (size_t n : {size_t(1), size_t(5), size_t(1000), size_t(4099), kN}) {
+    std::vector<ff::Fr> scalars(n);
+    for (auto& x : scalars) x = ff::Fr::Random(rng);
+    const ec::G2Affine want = msm::MsmG2(std::span(bases).first(n), scalars).ToAffine();
+    MsmGpuTimings t;
+    EXPECT_EQ(msm.Run(device, scalars.data(), n, {}, &t).ToAffine(), want) << "n=" << n << " c=" << t.window_bits;
+    EXPECT_EQ(msm.Run(device, scalars.data(), n, {.window_bits = 7, .chunk = 2}).ToAffine(), want) << "n=" << n;
+  }
+  std::vector<ff::Fr> skewed(kN);
+  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
+  EXPECT_EQ(msm.Run(device, skewed.data(), kN).ToAffine(), msm::MsmG2(bases, skewed).ToAffine()) << "skewed";
+  msm::DensityBitmap density(kN);
+  for (size_t i = 0; i < kN; ++i) density.Set(i, rng() % 3 != 0);
+  const std::span<const ec::G2Affine> used = std::span(bases).first(density.Count());
+  EXPECT_EQ(msm.RunDensity(device, k.data(), density).ToAffine(), msm::MsmG2Density(used, k, density).ToAffine());
 }
 
 }  // namespace

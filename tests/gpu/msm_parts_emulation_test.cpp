@@ -1,16 +1,18 @@
 // The building blocks of the GPU MSM run on the host through the emulated
 // device fields: XYZZ point formulas against engine/ec (same formulas, so the
 // coordinates must match exactly), the signed-digit recoding against the
-// scalar it came from, and the whole G1 MSM pipeline (the device steps of
-// cuda/msm/g1_msm_steps.hpp in host loops) against msm::MsmG1.
+// scalar it came from, the device Fp2 against ff::Fp2, and the whole G1 and
+// G2 MSM pipelines (the device steps of cuda/msm/msm_steps.hpp in host loops)
+// against msm::MsmG1 / msm::MsmG2.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "cuda/ec/point.hpp"
-#include "cuda/msm/g1_msm_emulation.hpp"
+#include "cuda/msm/msm_emulation.hpp"
 #include "cuda/msm/signed_digits.hpp"
 #include "engine/ec/g1.hpp"
+#include "engine/ec/g2.hpp"
 #include "engine/msm/msm.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -86,9 +88,9 @@ std::vector<ec::G1Affine> RandomPoints(std::mt19937_64& rng, size_t n) {
 }
 
 void ExpectSameMsm(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
-                   const g1msm::EmulationSizes& sizes, const std::string& what) {
+                   const pippenger::EmulationSizes& sizes, const std::string& what) {
   const ec::G1Affine want = msm::MsmG1(bases.first(scalars.size()), scalars).ToAffine();
-  const ec::G1Affine got = g1msm::EmulatedMsmG1(bases, scalars, nullptr, sizes).ToAffine();
+  const ec::G1Affine got = pippenger::EmulatedMsmG1(bases, scalars, nullptr, sizes).ToAffine();
   EXPECT_EQ(got, want) << what << " n=" << scalars.size() << " c=" << sizes.window_bits << " chunk=" << sizes.chunk
                        << " segment=" << sizes.segment_len;
 }
@@ -125,13 +127,13 @@ TEST(MsmPipelineEmulationTest, EdgeScalarsAndRepeatedBases) {
   const ff::Fr s = ff::Fr::Random(rng);
   std::vector<ec::G1Affine> pair = {p, p, q};
   std::vector<ff::Fr> cancel = {s, -s, ff::Fr::Zero()};
-  EXPECT_TRUE(g1msm::EmulatedMsmG1(pair, cancel, nullptr, {.window_bits = 5, .chunk = 2}).IsInfinity());
+  EXPECT_TRUE(pippenger::EmulatedMsmG1(pair, cancel, nullptr, {.window_bits = 5, .chunk = 2}).IsInfinity());
   // All scalars equal: one bucket per window spans many chunks (fixup runs).
   std::vector<ec::G1Affine> many = RandomPoints(rng, 40);
   std::vector<ff::Fr> same(40, r_minus_1);
   ExpectSameMsm(many, same, {.window_bits = 8, .chunk = 3, .segment_len = 8}, "equal scalars");
   std::vector<ff::Fr> zeros(40, ff::Fr::Zero());
-  EXPECT_TRUE(g1msm::EmulatedMsmG1(many, zeros, nullptr, {.window_bits = 8}).IsInfinity());
+  EXPECT_TRUE(pippenger::EmulatedMsmG1(many, zeros, nullptr, {.window_bits = 8}).IsInfinity());
 }
 
 // Long runs of chunks inside one bucket (small scalars, chunk 1): the fixup's
@@ -157,16 +159,60 @@ TEST(MsmPipelineEmulationTest, DensityMaskMatchesCpuMsm) {
   std::vector<ff::Fr> scalars(n);
   for (auto& s : scalars) s = ff::Fr::Random(rng);
   const ec::G1Affine want = msm::MsmG1Density(bases, scalars, density).ToAffine();
-  EXPECT_EQ(g1msm::EmulatedMsmG1(bases, scalars, &density, {.window_bits = 6, .chunk = 5, .segment_len = 8}).ToAffine(),
+  EXPECT_EQ(pippenger::EmulatedMsmG1(bases, scalars, &density, {.window_bits = 6, .chunk = 5, .segment_len = 8}).ToAffine(),
             want);
-  EXPECT_EQ(g1msm::EmulatedMsmG1(bases, scalars, &density, {}).ToAffine(), want);
+  EXPECT_EQ(pippenger::EmulatedMsmG1(bases, scalars, &density, {}).ToAffine(), want);
 }
 
 TEST(MsmPipelineEmulationTest, BadWindowRejected) {
   std::vector<ec::G1Affine> bases = {ec::G1Affine::Generator()};
   std::vector<ff::Fr> scalars = {ff::Fr::One()};
-  EXPECT_THROW(g1msm::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 3}), std::invalid_argument);
-  EXPECT_THROW(g1msm::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 23}), std::invalid_argument);
+  EXPECT_THROW(pippenger::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 3}), std::invalid_argument);
+  EXPECT_THROW(pippenger::EmulatedMsmG1(bases, scalars, nullptr, {.window_bits = 23}), std::invalid_argument);
+}
+
+// ---- G2: the device Fp2 and the pipeline over it ------------------------------
+
+TEST(Fp2EmulationTest, OperationsMatchHost) {
+  auto rng = test::SeededRng();
+  std::vector<ff::Fp2> values = {ff::Fp2::Zero(), ff::Fp2::One(), -ff::Fp2::One()};
+  for (int i = 0; i < 40; ++i) values.push_back(ff::Fp2::Random(rng));
+  for (const ff::Fp2& a : values) {
+    for (const ff::Fp2& b : {values[3], values[7], a}) {
+      const Fp2 da = Fp2::FromHost(a), db = Fp2::FromHost(b);
+      EXPECT_EQ((da * db).ToHost(), a * b);
+      EXPECT_EQ((da + db).ToHost(), a + b);
+      EXPECT_EQ((da - db).ToHost(), a - b);
+    }
+    const Fp2 da = Fp2::FromHost(a);
+    EXPECT_EQ(da.Square().ToHost(), a.Square());
+    EXPECT_EQ(da.Double().ToHost(), a.Double());
+    EXPECT_EQ((-da).ToHost(), -a);
+    EXPECT_EQ(da.IsZero(), a.IsZero());
+  }
+}
+
+ec::G2Affine RandomG2(std::mt19937_64& rng) { return (ec::G2Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine(); }
+
+TEST(MsmPipelineEmulationTest, G2RandomSkewedAndDensityMatchCpuMsm) {
+  auto rng = test::SeededRng();
+  std::vector<ec::G2Affine> bases;
+  for (int i = 0; i < 60; ++i) bases.push_back(RandomG2(rng));
+  bases[5] = bases[4];                        // repeated base: a doubling inside a bucket
+  bases[6] = (-ec::G2Jacobian::FromAffine(bases[4])).ToAffine();  // and its negation
+  std::vector<ff::Fr> scalars(60);
+  for (auto& x : scalars) x = rng() % 3 == 0 ? ff::Fr::FromUint64(1 + rng() % 2) : ff::Fr::Random(rng);
+  const ec::G2Affine want = msm::MsmG2(bases, scalars).ToAffine();
+  for (auto sizes : {pippenger::EmulationSizes{.window_bits = 5, .chunk = 1, .segment_len = 4},
+                     pippenger::EmulationSizes{.window_bits = 9, .chunk = 3, .segment_len = 16},
+                     pippenger::EmulationSizes{}}) {
+    EXPECT_EQ(pippenger::EmulatedMsmG2(bases, scalars, nullptr, sizes).ToAffine(), want) << sizes.window_bits;
+  }
+  msm::DensityBitmap density(scalars.size());
+  for (size_t i = 0; i < scalars.size(); ++i) density.Set(i, rng() % 2 == 0);
+  const std::vector<ec::G2Affine> dense_bases(bases.begin(), bases.begin() + density.Count());
+  EXPECT_EQ(pippenger::EmulatedMsmG2(dense_bases, scalars, &density, {.window_bits = 6, .chunk = 2}).ToAffine(),
+            msm::MsmG2Density(dense_bases, scalars, density).ToAffine());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// `cuzk-gpu-bench msm`: times the GPU G1 MSM (cuda::G1Msm) with the bases
+// `cuzk-gpu-bench msm [--curve g1|g2]`: times the GPU MSM (cuda::G1Msm or
+// cuda::G2Msm) with the bases
 // preloaded on the device and the scalars in pinned host memory (the H2D copy
 // is inside the timed call), and checks every result exactly.
 //
@@ -10,7 +11,8 @@
 // Checks, per size and window width:
 //   - "struct": the GPU result equals that CPU value (msm::MsmG1 over the S_t);
 //   - "cpu":    for n <= 2^--cpu-check-max-log, also equals msm::MsmG1 over
-//               the n bases and scalars directly (all host threads);
+//               the n bases and scalars directly (msm::MsmG1/MsmG2, all
+//               host threads);
 //   - "agree":  results of the different window widths of one size are equal.
 // Timings: --warmups (2) untimed calls, then the median of --repeats (5);
 // "total" is the host wall clock of the whole call (H2D, kernels, D2H, host
@@ -24,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/msm/g1_msm.hpp"
-#include "cuda/msm/g1_msm_plan.hpp"
+#include "cuda/msm/msm.hpp"
+#include "cuda/msm/msm_plan.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 #include "engine/groth16/fixed_base.hpp"
 #include "engine/msm/msm.hpp"
@@ -35,42 +37,51 @@
 namespace cuzk::gpubench {
 namespace {
 
-// sppark on the same H200, G1, points preloaded, scalars from pinned host (ms);
+// sppark on the same H200, points preloaded, scalars from pinned host (ms);
 // shared/perf/anchors-h200.md, 2026-11-29.
-const std::map<unsigned, double> kSppark = {{20, 21.4}, {22, 55.2}, {24, 158.5}, {26, 580.2}};
+const std::map<unsigned, double> kSpparkG1 = {{20, 21.4}, {22, 55.2}, {24, 158.5}, {26, 580.2}};
+const std::map<unsigned, double> kSpparkG2 = {{20, 48.4}, {22, 139.7}};
+
+// The engine's CPU MSM for each curve.
+ec::G1Jacobian CpuMsm(std::span<const ec::G1Affine> b, std::span<const ff::Fr> s) { return msm::MsmG1(b, s); }
+ec::G2Jacobian CpuMsm(std::span<const ec::G2Affine> b, std::span<const ff::Fr> s) { return msm::MsmG2(b, s); }
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+template <class C>
 struct StructuredBases {
   size_t chunk_points = 0;
-  std::vector<ec::G1Affine> points;  // P_{tC+k} = S_t + k D
-  std::vector<ec::G1Affine> starts;  // S_t
-  ec::G1Affine step;                 // D
+  std::vector<ec::AffinePoint<C>> points;  // P_{tC+k} = S_t + k D
+  std::vector<ec::AffinePoint<C>> starts;  // S_t
+  ec::AffinePoint<C> step;                 // D
 };
 
-StructuredBases MakeBases(size_t n, size_t chunk_points, uint64_t seed) {
-  StructuredBases b;
+template <class C>
+StructuredBases<C> MakeBases(size_t n, size_t chunk_points, uint64_t seed) {
+  using Affine = ec::AffinePoint<C>;
+  using Jacobian = ec::JacobianPoint<C>;
+  StructuredBases<C> b;
   b.chunk_points = chunk_points;
   const size_t chunks = (n + chunk_points - 1) / chunk_points;
   std::vector<ff::Fr> k(chunks + 1);
   FillRandom<ff::Fr>(k, seed);
-  std::vector<ec::G1Affine> random_points(chunks + 1);
-  groth16::FixedBaseTable<ec::G1Curve>(ec::G1Affine::Generator(), 10).MulBatch(k, random_points);
+  std::vector<Affine> random_points(chunks + 1);
+  groth16::FixedBaseTable<C>(Affine(C::Generator()), 10).MulBatch(k, random_points);
   b.step = random_points.back();
   b.starts.assign(random_points.begin(), random_points.end() - 1);
   b.points.resize(n);
   util::ParallelForChunks(chunks, 0, [&](size_t lo, size_t hi, size_t) {
-    std::vector<ec::G1Jacobian> row(chunk_points);
+    std::vector<Jacobian> row(chunk_points);
     for (size_t t = lo; t < hi; ++t) {
       const size_t count = std::min(chunk_points, n - t * chunk_points);
-      ec::G1Jacobian acc = ec::G1Jacobian::FromAffine(b.starts[t]);
+      Jacobian acc = Jacobian::FromAffine(b.starts[t]);
       for (size_t j = 0; j < count; ++j) {
         row[j] = acc;
         acc = acc.AddMixed(b.step);
       }
-      groth16::BatchToAffine<ec::G1Curve>(std::span<const ec::G1Jacobian>(row).first(count),
+      groth16::BatchToAffine<C>(std::span<const Jacobian>(row).first(count),
                                           std::span(b.points).subspan(t * chunk_points, count));
     }
   });
@@ -78,7 +89,8 @@ StructuredBases MakeBases(size_t n, size_t chunk_points, uint64_t seed) {
 }
 
 // sum_i s_i P_i through the structure of the bases (see the file comment).
-ec::G1Jacobian StructuredReference(const StructuredBases& b, std::span<const ff::Fr> scalars) {
+template <class C>
+ec::JacobianPoint<C> StructuredReference(const StructuredBases<C>& b, std::span<const ff::Fr> scalars) {
   const size_t n = scalars.size(), c = b.chunk_points;
   const size_t chunks = (n + c - 1) / c;
   std::vector<ff::Fr> chunk_sums(chunks);
@@ -96,7 +108,8 @@ ec::G1Jacobian StructuredReference(const StructuredBases& b, std::span<const ff:
   });
   ff::Fr e;
   for (const ff::Fr& w : weighted) e += w;
-  return msm::MsmG1(std::span(b.starts).first(chunks), chunk_sums) + ec::G1Jacobian::FromAffine(b.step) * e;
+  return CpuMsm(std::span<const ec::AffinePoint<C>>(b.starts).first(chunks), chunk_sums) +
+         ec::JacobianPoint<C>::FromAffine(b.step) * e;
 }
 
 struct Row {
@@ -104,13 +117,14 @@ struct Row {
   uint32_t window_bits = 0;
   size_t chunk = 0;
   Stats total;
-  cuda::G1MsmTimings stages;
+  cuda::MsmGpuTimings stages;
   std::string check;
 };
 
-}  // namespace
-
-int RunMsm(const Args& args) {
+template <class Gpu>
+int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, double>& sppark) {
+  using C = typename Gpu::HostCurve;
+  using Affine = ec::AffinePoint<C>;
   const std::vector<unsigned> sizes = args.GetList("log-sizes", "16-26");
   const std::vector<unsigned> windows = args.GetList("windows", "0");
   const unsigned cpu_max = unsigned(args.GetInt("cpu-check-max-log", 20));
@@ -122,19 +136,20 @@ int RunMsm(const Args& args) {
   const unsigned max_log = *std::max_element(sizes.begin(), sizes.end());
   if (max_log > 28) throw std::invalid_argument("msm: sizes up to 2^28");
   const size_t max_n = size_t(1) << max_log;
-  std::printf("msm: G1, sizes 2^%u..2^%u, seed=%llu, windows", *std::min_element(sizes.begin(), sizes.end()), max_log,
-              (unsigned long long)seed);
+  std::printf("msm: %s, sizes 2^%u..2^%u, seed=%llu, windows", curve_name, *std::min_element(sizes.begin(), sizes.end()),
+              max_log, (unsigned long long)seed);
   for (unsigned w : windows) std::printf(" %u", w);
   std::printf(" (0 = default), warmups %d, repeats %d\n", warmups, repeats);
 
   auto t0 = std::chrono::steady_clock::now();
-  const StructuredBases bases = MakeBases(max_n, chunk_points, seed);
+  const StructuredBases<C> bases = MakeBases<C>(max_n, chunk_points, seed);
   std::printf("bases: %zu points (chunks of %zu) built in %.0f ms\n", max_n, chunk_points, MsSince(t0));
   t0 = std::chrono::steady_clock::now();
-  const cuda::G1DeviceBases device_bases(bases.points);
-  std::printf("bases: uploaded in %.0f ms (%.1f GB)\n", MsSince(t0), max_n * sizeof(cuda::G1Affine) / 1e9);
+  const cuda::DeviceBases<Gpu> device_bases(bases.points);
+  std::printf("bases: uploaded in %.0f ms (%.1f GB)\n", MsSince(t0),
+              max_n * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9);
   cuda::PinnedBuffer<ff::Fr> scalars(max_n);
-  cuda::G1Msm msm;
+  cuda::Msm<Gpu> msm;
 
   std::vector<Row> rows;
   bool all_ok = true;
@@ -143,27 +158,27 @@ int RunMsm(const Args& args) {
     const std::span<ff::Fr> s(scalars.data(), n);
     FillRandom<ff::Fr>(s, seed + log_n);
     t0 = std::chrono::steady_clock::now();
-    const ec::G1Affine want = StructuredReference(bases, s).ToAffine();
+    const Affine want = StructuredReference(bases, s).ToAffine();
     const double struct_ms = MsSince(t0);
-    ec::G1Affine direct;
+    Affine direct;
     double cpu_ms = -1;
     if (log_n <= cpu_max) {
       t0 = std::chrono::steady_clock::now();
-      direct = msm::MsmG1(std::span(bases.points).first(n), s).ToAffine();
+      direct = CpuMsm(std::span<const Affine>(bases.points).first(n), s).ToAffine();
       cpu_ms = MsSince(t0);
     }
-    std::vector<ec::G1Affine> results;
+    std::vector<Affine> results;
     for (unsigned w : windows) {
       Row row;
       row.log_n = log_n;
-      const cuda::G1MsmOptions options{.window_bits = w, .chunk = chunk};
+      const cuda::MsmGpuOptions options{.window_bits = w, .chunk = chunk};
       std::vector<double> ms;
-      std::vector<cuda::G1MsmTimings> stages;
-      ec::G1Affine got;
+      std::vector<cuda::MsmGpuTimings> stages;
+      Affine got;
       for (int r = 0; r < warmups + repeats; ++r) {
-        cuda::G1MsmTimings t;
+        cuda::MsmGpuTimings t;
         const auto start = std::chrono::steady_clock::now();
-        const ec::G1Jacobian res = msm.Run(device_bases, s.data(), n, options, &t);
+        const auto res = msm.Run(device_bases, s.data(), n, options, &t);
         const double call_ms = MsSince(start);
         if (r == 0) got = res.ToAffine();
         if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
@@ -198,8 +213,8 @@ int RunMsm(const Args& args) {
   std::printf("\n| lg n | c | chunk | total ms (median) | min..max | H2D | digits | sort | accum | reduce | host | "
               "sppark ms | check |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    auto it = kSppark.find(r.log_n);
-    const std::string anchor = it == kSppark.end() ? "-" : std::to_string(it->second).substr(0, 5);
+    auto it = sppark.find(r.log_n);
+    const std::string anchor = it == sppark.end() ? "-" : std::to_string(it->second).substr(0, 5);
     std::printf("| %u | %u | %zu | %.2f | %.2f..%.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", r.log_n,
                 r.window_bits, r.chunk, r.total.median, r.total.min, r.total.max, r.stages.upload_ms,
                 r.stages.digits_ms, r.stages.sort_ms, r.stages.accumulate_ms, r.stages.reduce_ms, r.stages.host_ms,
@@ -207,6 +222,15 @@ int RunMsm(const Args& args) {
   }
   std::printf("overall: %s\n", all_ok ? "PASS" : "FAIL");
   return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int RunMsm(const Args& args) {
+  const std::string curve = args.Get("curve", "g1");
+  if (curve == "g1") return RunMsmOn<cuda::G1Gpu>(args, "G1", kSpparkG1);
+  if (curve == "g2") return RunMsmOn<cuda::G2Gpu>(args, "G2", kSpparkG2);
+  throw std::invalid_argument("msm: --curve must be g1 or g2, got '" + curve + "'");
 }
 
 }  // namespace cuzk::gpubench

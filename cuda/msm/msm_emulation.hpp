@@ -1,6 +1,6 @@
 #pragma once
-// The GPU G1 MSM pipeline run on the host: the same per-thread steps
-// (g1_msm_steps.hpp) in plain loops over the thread index, with the emulated
+// The GPU MSM pipeline run on the host: the same per-thread steps
+// (msm_steps.hpp) in plain loops over the thread index, with the emulated
 // device fields and std::stable_sort in place of the radix sort. For tests on
 // machines without a GPU (slow: ~1 us per emulated Fp multiplication; keep n
 // and the window small). Stage sizes come from the arguments so tests can
@@ -12,11 +12,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cuda/msm/g1_msm_plan.hpp"
+#include "cuda/msm/msm.hpp"
+#include "cuda/msm/msm_plan.hpp"
 #include "engine/ff/fr.hpp"
 #include "engine/msm/density_bitmap.hpp"
 
-namespace cuzk::cuda::g1msm {
+namespace cuzk::cuda::pippenger {
 
 struct EmulationSizes {
   uint32_t window_bits = 0;  // 0: DefaultWindowBits
@@ -26,13 +27,17 @@ struct EmulationSizes {
 
 // density == nullptr: dense (bases.size() >= scalars.size()); else
 // density->size() == scalars.size() and bases.size() >= density->Count().
-inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
-                                    const msm::DensityBitmap* density, const EmulationSizes& sizes = {}) {
+template <class Curve>
+ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
+    std::span<const ec::AffinePoint<typename Curve::HostCurve>> bases, std::span<const ff::Fr> scalars,
+    const msm::DensityBitmap* density, const EmulationSizes& sizes = {}) {
+  using F = typename Curve::Field;
+  using HostCurve = typename Curve::HostCurve;
   const size_t n = scalars.size();
-  if (n == 0) return ec::G1Jacobian::Infinity();
+  if (n == 0) return ec::JacobianPoint<HostCurve>::Infinity();
   const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n));
-  std::vector<G1Affine> dev_bases(bases.size());
-  for (size_t i = 0; i < bases.size(); ++i) dev_bases[i] = G1AffineFromHost(bases[i]);
+  std::vector<AffinePoint<F>> dev_bases(bases.size());
+  for (size_t i = 0; i < bases.size(); ++i) dev_bases[i] = AffineFromHost<F>(bases[i]);
   std::vector<Fr> dev_scalars(n);
   for (size_t i = 0; i < n; ++i) dev_scalars[i] = Fr::FromHost(scalars[i]);
   std::vector<uint32_t> ranks;
@@ -59,9 +64,9 @@ inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::sp
   // 3-4: buckets (all-zero = infinity, as after the device memset).
   const size_t chunk = sizes.chunk ? sizes.chunk : DefaultChunk(m);
   const size_t chunks = (m + chunk - 1) / chunk;
-  std::vector<G1Xyzz> buckets(size_t(layout.windows) * layout.buckets);
-  std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(G1Xyzz));
-  std::vector<G1Xyzz> partials(chunks);
+  std::vector<XyzzPoint<F>> buckets(size_t(layout.windows) * layout.buckets);
+  std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(XyzzPoint<F>));
+  std::vector<XyzzPoint<F>> partials(chunks);
   std::vector<uint32_t> partial_keys(chunks);
   for (size_t t = 0; t < chunks; ++t) {
     AccumulateStep(t, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(), dev_bases.data(),
@@ -70,7 +75,7 @@ inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::sp
   for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
     const size_t stride = size_t(1) << pass;
     for (size_t j = 0; 2 * stride * j < chunks; ++j) {
-      FixupTreeStep(j, stride, chunks, layout.Sentinel(), partials.data(), partial_keys.data());
+      FixupTreeStep<F>(j, stride, chunks, layout.Sentinel(), partials.data(), partial_keys.data());
     }
   }
   for (size_t t = 0; t < chunks; ++t) {
@@ -80,21 +85,30 @@ inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::sp
   // 5-6: per-window sums.
   const uint32_t segment_len = sizes.segment_len ? sizes.segment_len : DefaultSegmentLen(layout);
   if (segment_len == 0 || layout.buckets % segment_len != 0) {
-    throw std::invalid_argument("EmulatedMsmG1: segment length must divide the bucket count");
+    throw std::invalid_argument("EmulatedMsm: segment length must divide the bucket count");
   }
   uint32_t per_window = layout.buckets / segment_len;
-  std::vector<G1Xyzz> level(size_t(layout.windows) * per_window);
+  std::vector<XyzzPoint<F>> level(size_t(layout.windows) * per_window);
   for (size_t t = 0; t < level.size(); ++t) SegmentStep(t, layout, segment_len, buckets.data(), level.data());
   while (per_window > 1) {
     const uint32_t next = (per_window + kGroupSum - 1) / kGroupSum;
-    std::vector<G1Xyzz> out(size_t(layout.windows) * next);
+    std::vector<XyzzPoint<F>> out(size_t(layout.windows) * next);
     for (size_t t = 0; t < out.size(); ++t) GroupSumStep(t, per_window, kGroupSum, level.data(), out.data());
     level = std::move(out);
     per_window = next;
   }
-  std::vector<ec::G1Xyzz> window_sums(layout.windows);
-  for (uint32_t w = 0; w < layout.windows; ++w) window_sums[w] = G1XyzzToHost(level[w]);
-  return CombineWindows(window_sums, layout.window_bits);
+  std::vector<ec::XyzzPoint<HostCurve>> window_sums(layout.windows);
+  for (uint32_t w = 0; w < layout.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(level[w]);
+  return CombineWindows<HostCurve>(window_sums, layout.window_bits);
 }
 
-}  // namespace cuzk::cuda::g1msm
+inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
+                                    const msm::DensityBitmap* density, const EmulationSizes& sizes = {}) {
+  return EmulatedMsm<G1Gpu>(bases, scalars, density, sizes);
+}
+inline ec::G2Jacobian EmulatedMsmG2(std::span<const ec::G2Affine> bases, std::span<const ff::Fr> scalars,
+                                    const msm::DensityBitmap* density, const EmulationSizes& sizes = {}) {
+  return EmulatedMsm<G2Gpu>(bases, scalars, density, sizes);
+}
+
+}  // namespace cuzk::cuda::pippenger

@@ -1,7 +1,7 @@
 #pragma once
-// Sizes of the GPU G1 MSM stages for a given n (host only, shared by the
-// device driver g1_msm.cpp and the host emulation g1_msm_emulation.hpp), and
-// the last stage: the window sums combined on the host.
+// Sizes of the GPU MSM stages for a given n (host only, shared by the device
+// driver msm_impl.hpp and the host emulation msm_emulation.hpp), and the last
+// stage: the window sums combined on the host.
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -10,16 +10,16 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/msm/g1_msm_steps.hpp"
-#include "engine/ec/g1.hpp"
+#include "cuda/msm/msm_steps.hpp"
+#include "engine/ec/point.hpp"
 
-namespace cuzk::cuda::g1msm {
+namespace cuzk::cuda::pippenger {
 
 constexpr uint32_t kMinWindowBits = 4, kMaxWindowBits = 22;
 
 inline Layout MakeLayout(uint32_t window_bits) {
   if (window_bits < kMinWindowBits || window_bits > kMaxWindowBits) {
-    throw std::invalid_argument("G1 MSM: window bits must be in [" + std::to_string(kMinWindowBits) + ", " +
+    throw std::invalid_argument("GPU MSM: window bits must be in [" + std::to_string(kMinWindowBits) + ", " +
                                 std::to_string(kMaxWindowBits) + "], got " + std::to_string(window_bits));
   }
   Layout l;
@@ -59,8 +59,9 @@ inline uint32_t DefaultSegmentLen(const Layout& l) {
 constexpr uint32_t kGroupSum = 16;
 
 // sum_w 2^(c w) window_sums[w], Horner from the top window.
-inline ec::G1Jacobian CombineWindows(std::span<const ec::G1Xyzz> window_sums, uint32_t window_bits) {
-  ec::G1Jacobian acc = ec::G1Jacobian::Infinity();
+template <class C>
+ec::JacobianPoint<C> CombineWindows(std::span<const ec::XyzzPoint<C>> window_sums, uint32_t window_bits) {
+  ec::JacobianPoint<C> acc = ec::JacobianPoint<C>::Infinity();
   for (size_t w = window_sums.size(); w-- > 0;) {
     for (uint32_t k = 0; k < window_bits && !acc.IsInfinity(); ++k) acc = acc.Double();
     acc = acc + window_sums[w].ToJacobian();
@@ -68,4 +69,4 @@ inline ec::G1Jacobian CombineWindows(std::span<const ec::G1Xyzz> window_sums, ui
   return acc;
 }
 
-}  // namespace cuzk::cuda::g1msm
+}  // namespace cuzk::cuda::pippenger

@@ -1,9 +1,10 @@
 #pragma once
-// The per-thread steps of the GPU G1 MSM (Pippenger with signed windows and
-// sort-grouped XYZZ buckets), written once for host and device (CUZK_HD).
-// cuda/msm/g1_msm_kernels.cu wraps each step in a kernel (one thread per
-// index); cuda/msm/g1_msm_emulation.hpp runs the same steps in host loops, so
-// the whole pipeline is unit-tested without a GPU.
+// The per-thread steps of the GPU MSM (Pippenger with signed windows and
+// sort-grouped XYZZ buckets) for G1 (points over Fp) and G2 (over Fp2),
+// written once for host and device (CUZK_HD) and templated on the point
+// field F. cuda/msm/msm_point_kernels.cuh wraps each step in a kernel (one
+// thread per index); cuda/msm/msm_emulation.hpp runs the same steps in host
+// loops, so the whole pipeline is unit-tested without a GPU.
 //
 // Data flow for n scalars, window c bits, W = ceil(256 / c) windows and
 // B = 2^(c-1) buckets per window (signed digits: |d| in 1..B):
@@ -11,7 +12,7 @@
 //     multiplication by 1), signed digits; entry (w, i) gets the key
 //     w B + |d| - 1 (the global bucket) and the value base index | sign << 31.
 //     Zero digits get the key kSentinel = W B, which sorts last.
-//  2. Sort the W n (key, value) pairs by key (radix sort, g1_msm_sort.cu).
+//  2. Sort the W n (key, value) pairs by key (radix sort, msm_scalars.cu).
 //  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
 //     so every thread does the same number of mixed additions whatever the
 //     bucket sizes): walks its entries, adding points into an XYZZ sum and
@@ -52,7 +53,7 @@
 #endif
 #include <bit>
 
-namespace cuzk::cuda::g1msm {
+namespace cuzk::cuda::pippenger {
 
 // Window geometry. windows * buckets < 2^31 (keys are 32-bit, the top value
 // is the sentinel).
@@ -140,16 +141,17 @@ CUZK_UNROLL
 }
 
 // Step 3 for chunk t: sorted entries [t chunk, min((t + 1) chunk, m)).
+template <class F>
 CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
-                            const uint32_t* vals, const G1Affine* bases, G1Xyzz* buckets, G1Xyzz* partials,
-                            uint32_t* partial_keys) {
+                            const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
+                            XyzzPoint<F>* partials, uint32_t* partial_keys) {
   const size_t begin = t * chunk;
   const size_t end = begin + chunk < m ? begin + chunk : m;
   uint32_t cur = keys[begin];
   bool head = begin > 0 && keys[begin - 1] == cur && cur != sentinel;
   partial_keys[t] = head ? cur : sentinel;
   if (cur == sentinel) return;
-  G1Xyzz acc = G1Xyzz::Infinity();
+  XyzzPoint<F> acc = XyzzPoint<F>::Infinity();
   for (size_t i = begin; i < end; ++i) {
     const uint32_t key = keys[i];
     if (key != cur) {
@@ -161,10 +163,10 @@ CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel,
       }
       if (key == sentinel) return;
       cur = key;
-      acc = G1Xyzz::Infinity();
+      acc = XyzzPoint<F>::Infinity();
     }
     const uint32_t v = vals[i];
-    G1Affine p = LoadPoint(bases + (v & ~kSignBit));
+    AffinePoint<F> p = LoadPoint(bases + (v & ~kSignBit));
     if (v & kSignBit) p = p.Negated();
     acc = acc.AddMixed(p);
   }
@@ -176,7 +178,8 @@ CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel,
 }
 
 // Step 4a at stride s for pair j: parts t = 2 s j and t + s.
-CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sentinel, G1Xyzz* partials,
+template <class F>
+CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials,
                            const uint32_t* partial_keys) {
   const size_t t = 2 * stride * j, u = t + stride;
   if (u >= chunks) return;
@@ -186,11 +189,12 @@ CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sent
 }
 
 // Step 4b for chunk t of `chunks` (after every pass of 4a).
-CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const G1Xyzz* partials,
-                       const uint32_t* partial_keys, G1Xyzz* buckets) {
+template <class F>
+CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const XyzzPoint<F>* partials,
+                       const uint32_t* partial_keys, XyzzPoint<F>* buckets) {
   const uint32_t key = partial_keys[t];
   if (key == sentinel || (t > 0 && partial_keys[t - 1] == key)) return;
-  G1Xyzz sum = LoadPoint(partials + t);
+  XyzzPoint<F> sum = LoadPoint(partials + t);
   for (size_t i = t; i != 0;) {
     i += i & (~i + 1);  // the next block: i + lowbit(i)
     if (i >= chunks || partial_keys[i] != key) break;
@@ -207,8 +211,9 @@ inline uint32_t FixupTreePasses(size_t chunks) {
 }
 
 // k P for a small k (double-and-add from the top bit).
-CUZK_HD G1Xyzz MulSmall(const G1Xyzz& p, uint32_t k) {
-  G1Xyzz acc = G1Xyzz::Infinity();
+template <class F>
+CUZK_HD XyzzPoint<F> MulSmall(const XyzzPoint<F>& p, uint32_t k) {
+  XyzzPoint<F> acc = XyzzPoint<F>::Infinity();
   for (int bit = 31; bit >= 0; --bit) {
     if (!acc.IsInfinity()) acc = acc.Double();
     if ((k >> bit) & 1) acc = acc + p;
@@ -217,13 +222,14 @@ CUZK_HD G1Xyzz MulSmall(const G1Xyzz& p, uint32_t k) {
 }
 
 // Step 5 for thread t = window * segments + s (segment_len divides buckets).
-CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, const G1Xyzz* buckets,
-                         G1Xyzz* out) {
+template <class F>
+CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, const XyzzPoint<F>* buckets,
+                         XyzzPoint<F>* out) {
   const uint32_t segments = layout.buckets / segment_len;
   const uint32_t w = uint32_t(t / segments), s = uint32_t(t % segments);
   const uint32_t lo = s * segment_len;
-  const G1Xyzz* b = buckets + size_t(w) * layout.buckets + lo;
-  G1Xyzz running = G1Xyzz::Infinity(), total = G1Xyzz::Infinity();
+  const XyzzPoint<F>* b = buckets + size_t(w) * layout.buckets + lo;
+  XyzzPoint<F> running = XyzzPoint<F>::Infinity(), total = XyzzPoint<F>::Infinity();
   for (uint32_t j = segment_len; j-- > 0;) {
     running = running + LoadPoint(b + j);
     total = total + running;
@@ -233,14 +239,16 @@ CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, c
 
 // Step 6 for thread t = window * out_per_window + g: the sum of in[window
 // * in_per_window + k] for k in [g group, min((g + 1) group, in_per_window)).
-CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, const G1Xyzz* in, G1Xyzz* out) {
+template <class F>
+CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in,
+                          XyzzPoint<F>* out) {
   const uint32_t out_per_window = (in_per_window + group - 1) / group;
   const uint32_t w = uint32_t(t / out_per_window), g = uint32_t(t % out_per_window);
   const uint32_t lo = g * group, hi = lo + group < in_per_window ? lo + group : in_per_window;
-  const G1Xyzz* src = in + size_t(w) * in_per_window;
-  G1Xyzz sum = LoadPoint(src + lo);
+  const XyzzPoint<F>* src = in + size_t(w) * in_per_window;
+  XyzzPoint<F> sum = LoadPoint(src + lo);
   for (uint32_t k = lo + 1; k < hi; ++k) sum = sum + LoadPoint(src + k);
   StorePoint(out + t, sum);
 }
 
-}  // namespace cuzk::cuda::g1msm
+}  // namespace cuzk::cuda::pippenger

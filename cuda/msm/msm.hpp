@@ -1,0 +1,118 @@
+#pragma once
+// Multi-scalar multiplication on the GPU, G1 and G2 of BLS12-381:
+// sum_i s_i P_i with the bases resident in device memory across calls.
+//
+// Usage:
+//   cuda::G1DeviceBases bases(points);      // upload once: 96 B per G1 point (2^26: 6 GiB), 192 B per G2
+//   cuda::G1Msm msm;                        // owns the scratch memory and a stream; reuse it
+//   ec::G1Jacobian r = msm.Run(bases, scalars, n);              // scalars in host memory
+//   ec::G1Jacobian d = msm.RunDensity(bases, scalars, density); // Groth16 A/B sections
+//   (cuda::G2DeviceBases / cuda::G2Msm the same with ec::G2 types.)
+//
+// Scalars are ff::Fr (Montgomery form, 32 B each) in host memory (pinned for
+// ~55 GB/s; pageable works at ~8 GB/s) or, with scalars_at = kDevice, in
+// device memory. The result is exact: equal to msm::MsmG1 / MsmG2 as a group
+// element. Algorithm and stage costs: cuda/msm/msm_steps.hpp; measurements:
+// docs/perf/gpu.md. An Msm is not thread-safe (one stream, one scratch set).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "cuda/ec/point.hpp"
+#include "cuda/ff/fr.hpp"
+#include "cuda/runtime/device_buffer.hpp"
+#include "engine/ec/g1.hpp"
+#include "engine/ec/g2.hpp"
+#include "engine/ff/fr.hpp"
+#include "engine/msm/density_bitmap.hpp"
+
+namespace cuzk::cuda {
+
+// A curve as the GPU MSM sees it: the device field of its coordinates and
+// the engine curve of the host-side inputs and results.
+struct G1Gpu {
+  using Field = Fp;
+  using HostCurve = ec::G1Curve;
+};
+struct G2Gpu {
+  using Field = Fp2;
+  using HostCurve = ec::G2Curve;
+};
+
+// Affine points in device memory (infinity stored as (0, 0)).
+template <class Curve>
+class DeviceBases {
+ public:
+  using Point = AffinePoint<typename Curve::Field>;
+  explicit DeviceBases(std::span<const ec::AffinePoint<typename Curve::HostCurve>> points);
+  size_t size() const { return points_.size(); }
+  const Point* data() const { return points_.data(); }
+
+ private:
+  DeviceBuffer<Point> points_;
+};
+
+enum class ScalarsAt { kHost, kDevice };
+
+struct MsmGpuOptions {
+  ScalarsAt scalars_at = ScalarsAt::kHost;
+  uint32_t window_bits = 0;  // 0: chosen from n (pippenger::DefaultWindowBits); else 4..22
+  size_t chunk = 0;          // sorted entries per accumulation thread; 0: default
+};
+
+// Per-stage device times of the last call (CUDA events), milliseconds.
+struct MsmGpuTimings {
+  float upload_ms = 0;      // scalars H2D (0 for device scalars)
+  float digits_ms = 0;      // Montgomery -> canonical, signed digits, keys
+  float sort_ms = 0;        // radix sort of (bucket, base) pairs
+  float accumulate_ms = 0;  // bucket sums (memset, chunks, fixup)
+  float reduce_ms = 0;      // running sums per window, window sums, D2H
+  float host_ms = 0;        // window combination on the host (wall clock)
+  uint32_t window_bits = 0;
+  size_t chunk = 0;
+};
+
+template <class Curve>
+class Msm {
+ public:
+  using Field = typename Curve::Field;
+  using Result = ec::JacobianPoint<typename Curve::HostCurve>;
+  Msm() = default;
+
+  // sum_{i < n} scalars[i] * bases[i]; bases.size() >= n.
+  Result Run(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n, const MsmGpuOptions& options = {},
+             MsmGpuTimings* timings = nullptr);
+  // sum over set bits i of density: scalars[i] * bases[rank(i)]; scalars has
+  // density.size() entries, bases.size() >= density.Count().
+  Result RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars, const msm::DensityBitmap& density,
+                    const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
+
+ private:
+  Result RunImpl(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n, const uint64_t* words,
+                 const uint32_t* ranks, const MsmGpuOptions& options, MsmGpuTimings* timings);
+
+  Stream stream_;
+  Event events_[6];
+  // Scratch, grown on demand and kept (cudaMalloc of gigabytes costs ms).
+  DeviceBuffer<Fr> scalars_;
+  DeviceBuffer<uint64_t> words_;
+  DeviceBuffer<uint32_t> ranks_;
+  DeviceBuffer<uint32_t> keys_[2], vals_[2];
+  DeviceBuffer<uint8_t> sort_temp_;
+  DeviceBuffer<XyzzPoint<Field>> buckets_, partials_, level_[2];
+  DeviceBuffer<uint32_t> partial_keys_;
+  PinnedBuffer<XyzzPoint<Field>> window_sums_;
+};
+
+// Instantiated in g1_msm.cpp and g2_msm.cpp.
+extern template class DeviceBases<G1Gpu>;
+extern template class DeviceBases<G2Gpu>;
+extern template class Msm<G1Gpu>;
+extern template class Msm<G2Gpu>;
+
+using G1DeviceBases = DeviceBases<G1Gpu>;
+using G2DeviceBases = DeviceBases<G2Gpu>;
+using G1Msm = Msm<G1Gpu>;
+using G2Msm = Msm<G2Gpu>;
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,162 @@
+#pragma once
+// Definitions of DeviceBases and Msm (msm.hpp), for g1_msm.cpp and
+// g2_msm.cpp to instantiate.
+#include "cuda/msm/msm.hpp"
+
+#include <bit>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/msm/msm_kernels.hpp"
+#include "cuda/msm/msm_plan.hpp"
+#include "cuda/runtime/cuda_check.hpp"
+#include "engine/util/parallel.hpp"
+
+namespace cuzk::cuda {
+namespace msm_internal {
+
+// Grow-only: frees first so the peak is the new size, not old + new.
+template <class T>
+void Reserve(DeviceBuffer<T>& buffer, size_t count) {
+  if (buffer.size() >= count) return;
+  buffer.Reset();
+  buffer = DeviceBuffer<T>(count);
+}
+
+}  // namespace msm_internal
+
+template <class Curve>
+DeviceBases<Curve>::DeviceBases(std::span<const ec::AffinePoint<typename Curve::HostCurve>> points)
+    : points_(points.size()) {
+  if (points.empty()) return;
+  // Convert in slices through a pinned staging buffer (~64 MiB) so the host
+  // never holds a second copy of all points.
+  constexpr size_t kSlice = size_t(1) << 19;
+  PinnedBuffer<Point> staging(std::min(kSlice, points.size()));
+  Stream stream;
+  for (size_t begin = 0; begin < points.size(); begin += kSlice) {
+    const size_t count = std::min(kSlice, points.size() - begin);
+    stream.Synchronize();  // the previous slice has left the staging buffer
+    util::ParallelForChunks(count, 0, [&](size_t lo, size_t hi, size_t) {
+      for (size_t i = lo; i < hi; ++i) staging[i] = AffineFromHost<typename Curve::Field>(points[begin + i]);
+    });
+    points_.CopyFromHost(std::span<const Point>(staging.data(), count), stream, begin);
+  }
+  stream.Synchronize();
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::Run(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n,
+                                            const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  if (n > bases.size()) {
+    throw std::invalid_argument("GPU Msm::Run: " + std::to_string(n) + " scalars but only " +
+                                std::to_string(bases.size()) + " bases");
+  }
+  return RunImpl(bases, scalars, n, nullptr, nullptr, options, timings);
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars,
+                                                   const msm::DensityBitmap& density, const MsmGpuOptions& options,
+                                                   MsmGpuTimings* timings) {
+  using msm_internal::Reserve;
+  const size_t n = density.size();
+  const size_t count = density.Count();
+  if (count > bases.size()) {
+    throw std::invalid_argument("GPU Msm::RunDensity: density has " + std::to_string(count) + " set bits but only " +
+                                std::to_string(bases.size()) + " bases");
+  }
+  if (n == 0) return Result::Infinity();
+  const std::vector<uint64_t>& words = density.words();
+  std::vector<uint32_t> ranks(words.size());
+  uint32_t rank = 0;
+  for (size_t k = 0; k < words.size(); ++k) ranks[k] = rank, rank += uint32_t(std::popcount(words[k]));
+  Reserve(words_, words.size());
+  Reserve(ranks_, ranks.size());
+  // Pageable copies: synchronous with the host, so the vectors may go out of scope after.
+  CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  CUZK_CUDA_CHECK(cudaMemcpy(ranks_.data(), ranks.data(), ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  return RunImpl(bases, scalars, n, words_.data(), ranks_.data(), options, timings);
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n,
+                                                const uint64_t* words, const uint32_t* ranks,
+                                                const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  using msm_internal::Reserve;
+  if (n == 0) return Result::Infinity();
+  if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
+  const pippenger::Layout layout = pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n));
+  const size_t m = size_t(layout.windows) * n;
+  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(m);
+  const size_t chunks = (m + chunk - 1) / chunk;
+  const uint32_t segment_len = pippenger::DefaultSegmentLen(layout);
+  const uint32_t segments = layout.buckets / segment_len;
+  const int key_bits = std::bit_width(layout.Sentinel());
+  cudaStream_t s = stream_;
+
+  events_[0].Record(s);
+  const Fr* dev_scalars = reinterpret_cast<const Fr*>(scalars);
+  if (options.scalars_at == ScalarsAt::kHost) {
+    Reserve(scalars_, n);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(scalars_.data(), scalars, n * sizeof(Fr), cudaMemcpyHostToDevice, s));
+    dev_scalars = scalars_.data();
+  }
+  events_[1].Record(s);
+
+  Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
+  pippenger::LaunchDigits(n, layout, dev_scalars, words, ranks, keys_[0].data(), vals_[0].data(), s);
+  events_[2].Record(s);
+
+  const size_t temp_bytes = pippenger::SortTempBytes(m, key_bits);
+  Reserve(sort_temp_, temp_bytes);
+  uint32_t* const key_bufs[2] = {keys_[0].data(), keys_[1].data()};
+  uint32_t* const val_bufs[2] = {vals_[0].data(), vals_[1].data()};
+  const int sorted = pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
+  events_[3].Record(s);
+
+  const size_t bucket_count = size_t(layout.windows) * layout.buckets;
+  Reserve(buckets_, bucket_count);
+  Reserve(partials_, chunks);
+  Reserve(partial_keys_, chunks);
+  CUZK_CUDA_CHECK(cudaMemsetAsync(buckets_.data(), 0, bucket_count * sizeof(XyzzPoint<Field>), s));
+  pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases.data(),
+                          buckets_.data(), partials_.data(), partial_keys_.data(), s);
+  pippenger::LaunchFixup(chunks, layout.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
+  events_[4].Record(s);
+
+  Reserve(level_[0], size_t(layout.windows) * segments);
+  Reserve(level_[1], size_t(layout.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
+  pippenger::LaunchSegments(layout, segment_len, buckets_.data(), level_[0].data(), s);
+  int cur = 0;
+  for (uint32_t per_window = segments; per_window > 1; per_window = (per_window + pippenger::kGroupSum - 1) / pippenger::kGroupSum) {
+    pippenger::LaunchGroupSum(layout.windows, per_window, pippenger::kGroupSum, level_[cur].data(), level_[1 - cur].data(), s);
+    cur = 1 - cur;
+  }
+  if (window_sums_.size() < layout.windows) window_sums_ = PinnedBuffer<XyzzPoint<Field>>(layout.windows);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums_.data(), level_[cur].data(), layout.windows * sizeof(XyzzPoint<Field>),
+                                  cudaMemcpyDeviceToHost, s));
+  events_[5].Record(s);
+  events_[5].Synchronize();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  using HostCurve = typename Curve::HostCurve;
+  std::vector<ec::XyzzPoint<HostCurve>> sums(layout.windows);
+  for (uint32_t w = 0; w < layout.windows; ++w) sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
+  const Result result = pippenger::CombineWindows<HostCurve>(sums, layout.window_bits);
+  if (timings) {
+    timings->upload_ms = events_[1].ElapsedMsSince(events_[0]);
+    timings->digits_ms = events_[2].ElapsedMsSince(events_[1]);
+    timings->sort_ms = events_[3].ElapsedMsSince(events_[2]);
+    timings->accumulate_ms = events_[4].ElapsedMsSince(events_[3]);
+    timings->reduce_ms = events_[5].ElapsedMsSince(events_[4]);
+    timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    timings->window_bits = layout.window_bits;
+    timings->chunk = chunk;
+  }
+  return result;
+}
+
+}  // namespace cuzk::cuda

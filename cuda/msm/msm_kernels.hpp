@@ -1,0 +1,44 @@
+#pragma once
+// Launchers of the GPU MSM kernels: each runs one step of msm_steps.hpp with
+// one thread per index, on `stream`, and checks the launch. Called by Msm
+// (msm_impl.hpp); plain C++ declarations so that the orchestration compiles
+// with the host compiler. The point launchers are templates over the point
+// field F, instantiated for Fp (G1) in g1_msm_kernels.cu and for Fp2 (G2) in
+// g2_msm_kernels.cu (one curve per translation unit: nvcc time stays short).
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/msm/msm_steps.hpp"
+
+namespace cuzk::cuda::pippenger {
+
+// The scalar side (msm_scalars.cu), curve-independent.
+void LaunchDigits(size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words, const uint32_t* ranks,
+                  uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+// Radix sort of m (key, value) pairs by key bits [0, end_bit) (CUB onesweep,
+// stable). keys[0]/vals[0] hold the input; returns the index (0 or 1) of the
+// buffers that hold the result. `temp` must hold SortTempBytes(m, end_bit).
+size_t SortTempBytes(size_t m, int end_bit);
+int SortPairs(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* const vals[2], size_t m, int end_bit,
+              cudaStream_t stream);
+
+// The point side.
+template <class F>
+void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
+                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
+                      XyzzPoint<F>* partials, uint32_t* partial_keys, cudaStream_t stream);
+// Steps 4a (all passes) and 4b; partials are overwritten.
+template <class F>
+void LaunchFixup(size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials, const uint32_t* partial_keys,
+                 XyzzPoint<F>* buckets, cudaStream_t stream);
+template <class F>
+void LaunchSegments(const Layout& layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out,
+                    cudaStream_t stream);
+// Per window: in_per_window points -> ceil(in_per_window / group) sums.
+template <class F>
+void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in,
+                    XyzzPoint<F>* out, cudaStream_t stream);
+
+}  // namespace cuzk::cuda::pippenger
