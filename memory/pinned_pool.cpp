@@ -201,6 +201,19 @@ uint64_t PinnedPool::Shrink(uint64_t bytes) {
   return freed;
 }
 
+bool PinnedPool::PageLockingAvailable() {
+#ifdef CUZK_MEMORY_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+#else
+  return false;
+#endif
+}
+
 PinnedPoolStats PinnedPool::Stats() const {
   std::lock_guard lock(core_->mu);
   return core_->stats;

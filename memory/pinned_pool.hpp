@@ -99,6 +99,8 @@ class PinnedPool {
 
   PinnedPoolStats Stats() const;
   size_t RoundUp(size_t bytes) const;
+  // Built with CUDA and a device answers: buffers will be page-locked.
+  static bool PageLockingAvailable();
 
  private:
   std::shared_ptr<internal::PinnedPoolCore> core_;

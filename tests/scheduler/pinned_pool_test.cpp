@@ -32,6 +32,18 @@ TEST(PinnedPool, LeaseChargesBudgetAndReturnKeepsBufferIdle) {
   EXPECT_EQ(pool.Stats().allocations, 1u);
 }
 
+TEST(PinnedPool, PageLockedExactlyWhenCudaCanDoIt) {
+  Budget budget(64 * kMiB);
+  PinnedPool pool(budget);
+  PinnedBuffer b = pool.Lease(kMiB);
+  EXPECT_EQ(b.page_locked(), PinnedPool::PageLockingAvailable());
+  EXPECT_EQ(pool.Stats().page_locked_allocations, PinnedPool::PageLockingAvailable() ? 1u : 0u);
+  PinnedPoolOptions plain;
+  plain.try_page_lock = false;
+  PinnedPool plain_pool(budget, plain);
+  EXPECT_FALSE(plain_pool.Lease(kMiB).page_locked());
+}
+
 TEST(PinnedPool, BestFitPicksTheSmallestBufferThatHolds) {
   Budget budget(64 * kMiB);
   PinnedPool pool(budget);
