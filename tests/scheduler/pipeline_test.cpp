@@ -13,9 +13,11 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "scheduler/pipeline_status_json.hpp"
+#include "scheduler/timeline_plot.hpp"
 #include "scheduler/timeline.hpp"
 
 namespace cuzk::scheduler {
@@ -354,13 +356,27 @@ TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
   Results results;
   {
     Pipeline pipeline(FastConfig(&log, 8, 2), budget);
-    for (int j = 0; j < 3; ++j)
-      pipeline.Submit({"j" + std::to_string(j), Priority::kNormal, 6,
-                       std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{10, 8}), results.Callback()});
+    for (int j = 0; j < 3; ++j) {
+      auto w = std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{10, 8});
+      w->gpu = 10ms;
+      pipeline.Submit({"j" + std::to_string(j), Priority::kNormal, 6, w, results.Callback()});
+    }
     ASSERT_TRUE(results.WaitFor(3));
   }
   EXPECT_LE(budget.peak(), 25u);
   EXPECT_GE(budget.Stats().waited_grants, 1u);  // the budget really held dispatches back
+  // From the TIMELINE lines alone: a GPU worker idle while a synthesized
+  // partition waited only for the moment a pickup takes (ms resolution; the
+  // machine may deschedule a thread, hence the slack).
+  std::stringstream lines;
+  {
+    std::lock_guard lock(log.mu);
+    for (auto& l : log.lines) lines << l << '\n';
+  }
+  const TimelineData d = ReadTimeline(lines);
+  EXPECT_EQ(d.gpu.size(), 18u);
+  std::printf("idle while pending %.0f ms of %.0f ms GPU span\n", d.idle_while_pending_ms, d.gpu_span_ms);
+  EXPECT_LE(d.idle_while_pending_ms, 0.2 * d.gpu_span_ms);
   for (auto& [id, v] : results.by_id) EXPECT_EQ(v.at(0).outcome, JobOutcome::kCompleted) << id;
 }
 
