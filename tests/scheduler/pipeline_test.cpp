@@ -410,6 +410,47 @@ TEST(Pipeline, FullBudgetReusesPinnedBuffers) {
   }
 }
 
+TEST(Pipeline, DefaultPacerBootstrapsWaitsForAMeasurementThenRuns) {
+  memory::Budget budget(1000);
+  Log log;
+  Results results;
+  PipelineConfig c;  // the daemon's defaults, bootstrap spacing aside
+  c.synthesis_threads = 12;  // more than the bootstrap: only the pacer limits it
+  c.gpu_workers_per_device = 2;
+  c.pacer.bootstrap_spacing_s = 0;
+  c.timeline = log.Sink();
+  PacerState end;
+  {
+    Pipeline pipeline(c, budget);
+    pipeline.Submit({"boot", Priority::kNormal, 20, std::make_shared<FakeWork>(1, PartitionBytes{10, 5}),
+                     results.Callback()});
+    ASSERT_TRUE(results.WaitFor(1));
+    end = pipeline.Status().pacer;
+  }
+  EXPECT_EQ(results.by_id.at("boot")[0].outcome, JobOutcome::kCompleted);
+  EXPECT_FALSE(end.bootstrap);
+  EXPECT_TRUE(end.calibrated);
+  EXPECT_EQ(end.dispatched, 20u);
+  EXPECT_EQ(end.completions, 20u);
+  EXPECT_NEAR(end.gpu_time_s, 0.002, 0.05);
+  // Bootstrap: exactly `target` (8) dispatches, then none until a GPU time is
+  // measured (a dispatch's SYNTH_START is logged after the GPU_END that freed it).
+  auto starts = log.Events("SYNTH_START");
+  auto ends = log.Events("GPU_END");
+  ASSERT_FALSE(ends.empty());
+  const double first_gpu_end = ends.front().ms;
+  size_t before = 0;
+  {
+    std::lock_guard lock(log.mu);
+    for (auto& l : log.lines) {
+      if (l.find(",GPU_END,") != std::string::npos) break;
+      if (l.find(",SYNTH_START,") != std::string::npos) ++before;
+    }
+  }
+  EXPECT_EQ(before, 8u) << "first GPU end at " << first_gpu_end << " ms";
+  EXPECT_EQ(starts.size(), 20u);
+}
+
 TEST(Pipeline, SubmissionChecks) {
   memory::Budget budget(100);
   Pipeline pipeline(FastConfig(nullptr), budget);
