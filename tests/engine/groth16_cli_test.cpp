@@ -144,8 +144,8 @@ TEST_P(SyntheticCli, SetupProveVerifyAndRejections) {
   int rc = RunCli("synthetic prove" + circuit_ + " --params " + P("cut.params") + " --proof-out " + P("x.proof"), &out);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("truncated"), std::string::npos) << out;
-  const std::string other = " --log-size " + std::to_string(std::get<0>(GetParam())) + " --num-public " +
-                            std::to_string(num_public + 1);
+  const std::string other =
+      " --log-size " + std::to_string(std::get<0>(GetParam())) + " --num-public " + std::to_string(num_public + 1);
   rc = RunCli("synthetic prove" + other + " --params " + P("key.params") + " --proof-out " + P("x.proof"), &out);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_FALSE(fs::exists(Path("x.proof")));
