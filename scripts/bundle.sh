@@ -19,6 +19,7 @@
 # Layout (every path relative to the unpacked folder, so it can live anywhere):
 #   bin/<tool>        launcher: puts lib/ first on LD_LIBRARY_PATH, execs libexec/<tool>
 #   bin/cuzk-check    checks this host can run the bundle (glibc, libraries, GPU devices)
+#   bin/cuzk-smoke    end to end on this host: daemon, status, metrics, a SnapDeals job
 #   libexec/<tool>    the executables as built
 #   lib/              every shared library they need except glibc's own and the
 #                     NVIDIA driver's (those must come from the host)
@@ -241,6 +242,7 @@ copy_opt deploy/cuzk.toml etc/cuzk.toml
 copy_opt deploy/cuzk-daemon.service share/cuzk/cuzk-daemon.service
 copy_opt deploy/cuzk.sysusers share/cuzk/cuzk.sysusers
 copy_opt docs/deploy.md share/cuzk/deploy.md
+copy_opt deploy/cuzk-smoke.sh bin/cuzk-smoke
 
 # ---- manifest ----------------------------------------------------------------------
 cuda_archs=""

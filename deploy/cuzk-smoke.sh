@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# End-to-end check of an unpacked bundle on this host (bundled as bin/cuzk-smoke):
+# the host check, a test sector and local parameters, the daemon started from
+# the bundle with a config in a work directory, GetStatus and GetMetrics through
+# the bundled client, GET /status and /metrics, one SnapDeals job through the
+# client, the proof verified, SIGTERM -> exit 0. Nothing is installed; only
+# the work directory is written.
+#
+#   bin/cuzk-smoke [--sector-size 2KiB] [--work DIR] [--keep] [--prove] [-- DAEMON ARGS...]
+#
+#   --sector-size S  gen-vanilla / setup size (default 2KiB; 8MiB has 4 partitions
+#                    of 2^24 constraints: a real GPU load, but its local setup takes
+#                    minutes and ~4.3 GB of parameters)
+#   --work DIR       work directory (default: a new /tmp/cuzk-smoke.XXXXXX); an
+#                    existing sector/ and params/ there are reused
+#   --keep           keep the work directory (default: kept only on failure)
+#   --prove          one Prove call (what Curio does) instead of Submit + Await
+#   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
+#
+# Exit 0 when every step passed. Output: each step's command and result, then
+# the daemon's log lines that mention the GPU or the job's timings.
+set -uo pipefail
+self=$(readlink -f -- "$0" 2>/dev/null) || self=$0
+root=$(cd -- "$(dirname -- "$self")/.." && pwd -P) || exit 2
+bin=$root/bin
+size=2KiB
+work=""
+keep=0
+prove=()
+daemon_args=()
+while (($#)); do
+  case $1 in
+    --sector-size) size=${2:?}; shift 2 ;;
+    --work) work=${2:?}; shift 2 ;;
+    --keep) keep=1; shift ;;
+    --prove) prove=(--prove); shift ;;
+    --) shift; daemon_args=("$@"); break ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+for t in cuzk-daemon cuzk-cli cuzk-bench; do
+  [[ -x $bin/$t ]] || { echo "cuzk-smoke: this bundle has no $t" >&2; exit 2; }
+done
+if [[ -z $work ]]; then work=$(mktemp -d /tmp/cuzk-smoke.XXXXXX); else mkdir -p "$work"; fi
+work=$(cd "$work" && pwd -P)
+results=()
+failed=0
+dpid=""
+step() { echo; echo "== $*"; }
+record() {  # record NAME RC
+  if (($2 == 0)); then results+=("PASS  $1"); else results+=("FAIL  $1 (exit $2)"); failed=1; fi
+}
+run() {  # run NAME CMD...: echo, time and record a command
+  local name=$1 rc t0 t1
+  shift
+  echo "\$ $*"
+  t0=$(date +%s.%N)
+  "$@"
+  rc=$?
+  t1=$(date +%s.%N)
+  echo "($name: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s)"
+  record "$name" $rc
+  return $rc
+}
+metrics() {  # metrics NAME: GetMetrics through the client, printed without HELP/TYPE and buckets
+  echo "\$ $bin/cuzk-bench metrics --addr $grpc"
+  "$bin/cuzk-bench" metrics --addr "$grpc" >"$work/metrics.txt"
+  local rc=$?
+  grep -v -E '^#|_bucket' "$work/metrics.txt"
+  echo "($1: exit $rc; $(grep -c . "$work/metrics.txt") lines, full text in $work/metrics.txt)"
+  record "$1" $rc
+}
+http_get() {  # http_get HOST:PORT PATH (bash /dev/tcp: no curl on a bare host)
+  local hp=$1
+  exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}" || return 1
+  printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$2" "${hp%:*}" >&3
+  timeout 20 cat <&3
+  local rc=$?
+  exec 3<&-
+  return $rc
+}
+finish() {
+  if [[ -n $dpid ]] && kill -0 "$dpid" 2>/dev/null; then kill -KILL "$dpid" 2>/dev/null; fi
+  step "summary ($(uname -n), bundle $(sed -n 's/^name: //p' "$root/MANIFEST" 2>/dev/null))"
+  printf '%s\n' "${results[@]}"
+  if ((failed)); then echo "cuzk-smoke: FAILED (work directory kept: $work)"; exit 1; fi
+  echo "cuzk-smoke: all steps passed"
+  if ((keep)); then echo "work directory: $work"; else rm -rf "$work"; fi
+  exit 0
+}
+trap finish EXIT
+
+step "host"
+uname -srm
+(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+else
+  echo "(no nvidia-smi)"
+fi
+sed -n 's/^\(commit\|built\|glibc_min\|cuda_architectures\|tools\): /  \1: /p' "$root/MANIFEST"
+run "host check" "$bin/cuzk-check"
+
+step "test sector and local parameters ($size)"
+if [[ -f $work/sector/commitments.json ]]; then
+  echo "(reusing $work/sector)"
+else
+  run "gen-vanilla" "$bin/cuzk-cli" snap gen-vanilla --sector-size "$size" --seed 1 --out "$work/sector" || exit 1
+fi
+if compgen -G "$work/params/*.params" >/dev/null; then
+  echo "(reusing $work/params)"
+else
+  run "local setup" "$bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$work/params" || exit 1
+fi
+ls -l "$work/params"
+
+step "daemon"
+cat >"$work/cuzk.toml" <<EOF
+[daemon]
+listen = "127.0.0.1:0"
+status_listen = "127.0.0.1:0"
+shutdown_grace = "30s"
+[srs]
+param_cache = "$work/params"
+[logging]
+level = "info"
+EOF
+cat "$work/cuzk.toml"
+echo "\$ $bin/cuzk-daemon --config $work/cuzk.toml ${daemon_args[*]} >$work/daemon.out 2>$work/daemon.log &"
+"$bin/cuzk-daemon" --config "$work/cuzk.toml" "${daemon_args[@]}" >"$work/daemon.out" 2>"$work/daemon.log" &
+dpid=$!
+for _ in $(seq 600); do
+  grep -q '^READY ' "$work/daemon.out" 2>/dev/null && break
+  kill -0 "$dpid" 2>/dev/null || break
+  sleep 0.2
+done
+ready=$(grep '^READY ' "$work/daemon.out" 2>/dev/null)
+if [[ -z $ready ]]; then
+  echo "no READY line within 120 s:"; tail -20 "$work/daemon.log"
+  record "daemon start" 1
+  exit 1
+fi
+record "daemon start" 0
+echo "$ready"
+sed 's/^/  log: /' "$work/daemon.log"
+grpc=$(sed -n 's/.* grpc=\([^ ]*\).*/\1/p' <<<"$ready")
+status=$(sed -n 's/.* status=\([^ ]*\).*/\1/p' <<<"$ready")
+
+step "GetStatus and GetMetrics through the client"
+run "GetStatus" "$bin/cuzk-bench" status --addr "$grpc"
+run "GetStatus --json" "$bin/cuzk-bench" status --addr "$grpc" --json
+metrics "GetMetrics"
+
+step "HTTP status endpoint ($status)"
+for path in /status /metrics; do
+  resp=$(http_get "$status" "$path")
+  grep -v -E '^#|_bucket' <<<"$resp" | head -50
+  grep -q '^HTTP/1\.[01] 200' <<<"$resp"
+  record "GET $path" $?
+done
+
+step "SnapDeals job through the client"
+run "SnapDeals proof" "$bin/cuzk-bench" single --addr "$grpc" --dir "$work/sector" --out "$work/proof.bin" "${prove[@]}"
+if [[ -s $work/proof.bin ]]; then
+  run "proof verifies" "$bin/cuzk-cli" snap verify --dir "$work/sector" --param-cache "$work/params" --proof "$work/proof.bin"
+fi
+metrics "GetMetrics after the job"
+
+step "shutdown"
+kill -TERM "$dpid"
+wait "$dpid"
+rc=$?
+dpid=""
+echo "cuzk-daemon exit code after SIGTERM: $rc"
+record "SIGTERM -> exit 0" $rc
+
+step "daemon log (GPU, timings, warnings)"
+grep -E -i 'gpu|cuda|TIMELINE|_TIMING|warn|error' "$work/daemon.log" | head -80
+echo "(full log: $work/daemon.log, $(wc -l <"$work/daemon.log") lines)"
