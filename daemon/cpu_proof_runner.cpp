@@ -196,11 +196,11 @@ class CpuProofRunner final : public ProofRunner {
         }
       }
       if (first) observer_->OnJobStarted(task.active->job->id);
-      RunTask(task, worker);
+      RunTask(std::move(task), worker);
     }
   }
 
-  void RunTask(const Task& task, unsigned worker) {
+  void RunTask(Task&& task, unsigned worker) {
     ActiveJob& a = *task.active;
     const ProofJob& job = *a.job;
     const unsigned k = task.partition;
@@ -226,14 +226,17 @@ class CpuProofRunner final : public ProofRunner {
       }
     }
     observer_->OnPartitionStage(job.id, k, end_stage);
-    FinishTask(task, end_stage, error, t);
+    FinishTask(std::move(task.active), end_stage, error, t);
   }
 
-  void FinishTask(const Task& task, PartitionStage end_stage, const std::string& error, const JobTimings& t) {
+  // Takes the task's reference: when the job is finished, no reference to it
+  // (vanilla proofs, parameter lease) is left by the time waiters hear of it.
+  void FinishTask(std::shared_ptr<ActiveJob> active, PartitionStage end_stage, const std::string& error,
+                  const JobTimings& t) {
     std::shared_ptr<ActiveJob> finished;
     {
       std::lock_guard lock(mu_);
-      ActiveJob& a = *task.active;
+      ActiveJob& a = *active;
       --a.running;
       --busy_;
       a.timings.srs_load_ms = std::max(a.timings.srs_load_ms, t.srs_load_ms);
@@ -247,10 +250,11 @@ class CpuProofRunner final : public ProofRunner {
       // A failed or cancelled job gives up its partitions that have not started.
       if (a.failed || a.job->cancel->cancelled()) EraseTasksLocked(a);
       if (a.queued == 0 && a.running == 0) {
-        finished = task.active;
+        finished = std::move(active);
         jobs_.erase(a.job->id);
       }
     }
+    active.reset();
     if (!finished) return;
     done_cv_.notify_all();
     cv_.notify_all();  // a stopping worker may now exit

@@ -92,7 +92,9 @@ std::string DaemonCore::MetricsText() const {
 
 bool DaemonCore::Shutdown(std::chrono::steady_clock::time_point deadline) {
   shutting_down_.store(true);
-  return runner_->Shutdown(deadline);
+  const bool stopped = runner_->Shutdown(deadline);
+  tracker_.CancelAllActive("cancelled: the daemon shut down before the job finished");
+  return stopped;
 }
 
 }  // namespace cuzk::daemon

@@ -146,6 +146,20 @@ bool JobTracker::Cancel(const std::string& job_id, ProofRunner& runner) {
   return true;
 }
 
+void JobTracker::CancelAllActive(const std::string& reason) {
+  std::lock_guard lock(mu_);
+  for (auto& [id, r] : jobs_) {
+    if (r->Final()) continue;
+    JobOutcome o;
+    o.kind = JobOutcome::Kind::kCancelled;
+    o.error = reason;
+    o.timings = r->timings;
+    o.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - r->submitted).count();
+    r->stopping = r->state == JobState::kRunning;
+    FinishLocked(*r, JobState::kCancelled, std::move(o));
+  }
+}
+
 void JobTracker::Abandon(const std::string& job_id, const std::string& error) {
   std::lock_guard lock(mu_);
   auto it = jobs_.find(job_id);

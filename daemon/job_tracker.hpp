@@ -81,6 +81,10 @@ class JobTracker final : public JobObserver {
   // waiters get CANCELLED now. Returns was_running. JobNotFoundError.
   bool Cancel(const std::string& job_id, ProofRunner& runner);
 
+  // Shutdown: every job not yet ended ends CANCELLED with `reason` (its
+  // waiters are answered even if a worker is still inside an engine call).
+  void CancelAllActive(const std::string& reason);
+
   // Marks a job that could not be queued (runner refused it) as failed.
   void Abandon(const std::string& job_id, const std::string& error);
 

@@ -164,6 +164,10 @@ int Run(const Config& config) {
 int main(int argc, char** argv) {
   // Before any thread exists, so that every thread inherits the mask and only
   // sigwait sees these signals.
+  // Default dispositions first: a shell starts background jobs with SIGINT
+  // ignored, and an ignored signal never reaches sigwait.
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);

@@ -1,0 +1,182 @@
+#include "tests/daemon/daemon_process.hpp"
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace cuzk::test {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string FixtureDir() { return CUZK_DAEMON_FIXTURE_DIR; }
+std::string SectorDir() { return FixtureDir() + "/sector-2k"; }
+std::string ParamCache() { return FixtureDir() + "/params"; }
+
+namespace {
+
+std::string MakeTempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "cuzk-daemon-test-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  return tmpl;
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// fork + exec of the daemon with stdout to a pipe and stderr to `log`.
+pid_t Spawn(const std::string& config, const std::string& log, int* stdout_fd) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    FILE* err = std::fopen(log.c_str(), "w");
+    if (err) dup2(fileno(err), STDERR_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execl(CUZK_DAEMON_BIN, CUZK_DAEMON_BIN, "--config", config.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  *stdout_fd = fds[0];
+  return pid;
+}
+
+int WaitExit(pid_t pid, std::chrono::seconds timeout) {
+  const auto end = Clock::now() + timeout;
+  while (Clock::now() < end) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+}  // namespace
+
+DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults) {
+  dir_ = MakeTempDir();
+  socket_ = dir_ + "/run/cuzk.sock";  // parent created by the daemon
+  log_path_ = dir_ + "/daemon.log";
+  std::string toml;
+  if (with_defaults) {
+    toml = "[daemon]\nlisten = \"unix://" + socket_ + "\"\nstatus_listen = \"127.0.0.1:0\"\n" + extra_toml +
+           "\n[srs]\nparam_cache = \"" + ParamCache() + "\"\n";
+  } else {
+    toml = extra_toml;
+  }
+  const std::string config = dir_ + "/cuzk.toml";
+  WriteText(config, toml);
+  int out_fd = -1;
+  pid_ = Spawn(config, log_path_, &out_fd);
+  std::string line;
+  const auto end = Clock::now() + std::chrono::seconds(60);
+  while (line.find('\n') == std::string::npos && Clock::now() < end) {
+    pollfd p{out_fd, POLLIN, 0};
+    if (poll(&p, 1, 200) > 0) {
+      char buf[256];
+      ssize_t n = read(out_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      line.append(buf, size_t(n));
+    }
+  }
+  close(out_fd);
+  if (line.rfind("READY ", 0) != 0) {
+    kill(pid_, SIGKILL);
+    WaitExit(pid_, std::chrono::seconds(10));
+    pid_ = -1;
+    throw std::runtime_error("cuzk-daemon did not become ready; stdout \"" + line + "\", log:\n" + ReadText(log_path_));
+  }
+  const size_t at = line.find("status=127.0.0.1:");
+  if (at != std::string::npos) status_port_ = std::atoi(line.c_str() + at + 17);
+}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    WaitExit(pid_, std::chrono::seconds(10));
+  }
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+std::unique_ptr<cuzk::v1::ProvingEngine::Stub> DaemonProcess::Stub() const {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(256 << 20);
+  args.SetMaxSendMessageSize(256 << 20);
+  return cuzk::v1::ProvingEngine::NewStub(
+      grpc::CreateCustomChannel("unix:" + socket_, grpc::InsecureChannelCredentials(), args));
+}
+
+int DaemonProcess::Signal(int sig, std::chrono::seconds timeout) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, sig);
+  const int code = WaitExit(pid_, timeout);
+  if (code >= 0) pid_ = -1;
+  return code;
+}
+
+std::string DaemonProcess::Log() const { return ReadText(log_path_); }
+
+std::pair<int, std::string> RunDaemonExpectingExit(const std::string& toml, std::chrono::seconds timeout) {
+  const std::string dir = MakeTempDir();
+  WriteText(dir + "/cuzk.toml", toml);
+  int out_fd = -1;
+  pid_t pid = Spawn(dir + "/cuzk.toml", dir + "/daemon.log", &out_fd);
+  close(out_fd);
+  int code = WaitExit(pid, timeout);
+  if (code < 0) {
+    kill(pid, SIGKILL);
+    WaitExit(pid, std::chrono::seconds(10));
+  }
+  std::string log = ReadText(dir + "/daemon.log");
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return {code, log};
+}
+
+std::string HttpRequest(int port, const std::string& raw_request) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    throw std::runtime_error("cannot connect to the status endpoint");
+  }
+  send(fd, raw_request.data(), raw_request.size(), MSG_NOSIGNAL);
+  shutdown(fd, SHUT_WR);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, size_t(n));
+  close(fd);
+  return out;
+}
+
+}  // namespace cuzk::test
