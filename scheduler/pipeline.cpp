@@ -51,14 +51,36 @@ Pipeline::Impl::Impl(PipelineConfig c, memory::Budget& b, memory::PinnedPool* p)
                        std::max(1u, config.gpu_workers_per_device)),
       pacer(config.pacer, gpu_worker_count, 0) {}
 
-void Pipeline::Impl::Flush(Deferred& d) const {
+void Pipeline::Impl::Flush(Deferred& d) {
   if (config.timeline)
     for (auto& l : d.lines) config.timeline(l);
   d.lines.clear();
-  for (auto& [cb, result] : d.callbacks)
-    if (cb) cb(std::move(result));
-  d.callbacks.clear();
   d.garbage.clear();  // stage data and reservations: freed here, outside the lock
+  DrainNotifications();
+}
+
+void Pipeline::Impl::Notify(std::function<void()> fn) {
+  std::lock_guard lock(notify_mu);
+  notifications.push_back(std::move(fn));
+}
+
+void Pipeline::Impl::DrainNotifications() {
+  std::unique_lock lock(notify_mu);
+  if (draining) return;  // that thread delivers ours too, in order
+  draining = true;
+  while (!notifications.empty()) {
+    std::function<void()> fn = std::move(notifications.front());
+    notifications.pop_front();
+    lock.unlock();
+    fn();
+    lock.lock();
+  }
+  draining = false;
+}
+
+void Pipeline::Impl::SetStageLocked(JobState& job, uint32_t partition, PartitionStage stage) {
+  job.status[partition].stage = stage;
+  if (job.on_stage) Notify([cb = job.on_stage, partition, stage] { cb(partition, stage); });
 }
 
 PartitionContext Pipeline::Impl::Context(WorkItem& item) const {
@@ -81,12 +103,12 @@ void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std:
   job.cancel.Cancel();
   (outcome == JobOutcome::kCancelled ? cancelled : failed)++;
   // Never dispatched: nothing to tell the pacer.
-  for (auto& [key, unused] : synthesis_queue.RemoveJob(job.seq)) job.status[key.partition].stage = PartitionStage::kSkipped;
+  for (auto& [key, unused] : synthesis_queue.RemoveJob(job.seq)) SetStageLocked(job, key.partition, PartitionStage::kSkipped);
   // Dispatched and synthesized, but will never reach a GPU: completions for the pacer.
   auto queued = gpu_queue.RemoveJob(job.seq);
   if (!queued.empty()) pacer.OnRetired(NowS(), queued.size());
   for (auto& [key, item] : queued) {
-    job.status[key.partition].stage = PartitionStage::kSkipped;
+    SetStageLocked(job, key.partition, PartitionStage::kSkipped);
     d.garbage.push_back(std::move(item));
   }
   UpdatePacerQueuesLocked();
@@ -97,10 +119,11 @@ void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std:
   r.error = why;
   r.timings = job.timings;
   r.timings.total_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - job.submitted).count();
-  d.callbacks.emplace_back(std::move(job.on_done), std::move(r));
+  if (job.on_done) Notify([cb = std::move(job.on_done), r = std::move(r)]() mutable { cb(std::move(r)); });
   ids.erase(job.id);
   jobs.erase(job.seq);  // in-flight items keep the state alive until they are dropped
   dispatch_cv.notify_all();
+  jobs_cv.notify_all();
 }
 
 void Pipeline::Impl::CompleteJobLocked(JobState& job, Deferred& d) {
@@ -116,9 +139,10 @@ void Pipeline::Impl::CompleteJobLocked(JobState& job, Deferred& d) {
   r.proof.reserve(total);
   for (auto& p : job.proofs) r.proof.insert(r.proof.end(), p.begin(), p.end());
   r.partition_proofs = std::move(job.proofs);
-  d.callbacks.emplace_back(std::move(job.on_done), std::move(r));
+  if (job.on_done) Notify([cb = std::move(job.on_done), r = std::move(r)]() mutable { cb(std::move(r)); });
   ids.erase(job.id);
   jobs.erase(job.seq);
+  jobs_cv.notify_all();
 }
 
 void Pipeline::Impl::DispatchLoop() {
@@ -199,7 +223,11 @@ void Pipeline::Impl::DispatchLoop() {
     item.reservation = std::move(*res);
     item.abc_left = idle ? 0 : want.abc;
     if (idle) item.preleased = std::move(*idle);
-    job->status[key.partition].stage = PartitionStage::kDispatched;
+    if (!job->started) {
+      job->started = true;
+      if (job->on_started) Notify(job->on_started);
+    }
+    SetStageLocked(*job, key.partition, PartitionStage::kDispatched);
     synth_ready.push_back(std::move(item));
     --free_synth;
     pacer.OnDispatch(NowS());
@@ -207,11 +235,9 @@ void Pipeline::Impl::DispatchLoop() {
     synth_cv.notify_one();
     if (config.pacer_status_every && ++dispatches % config.pacer_status_every == 0 && config.timeline)
       d.lines.push_back(FormatPacerStatus(pacer.State(NowS())));
-    if (!d.lines.empty()) {
-      lock.unlock();
-      Flush(d);
-      lock.lock();
-    }
+    lock.unlock();
+    Flush(d);
+    lock.lock();
   }
 }
 
@@ -231,36 +257,64 @@ Pipeline::Pipeline(PipelineConfig config, memory::Budget& budget, memory::Pinned
       w.device = dev;
       m.gpu_workers.push_back(w);
     }
-  m.threads.emplace_back([&m] { m.DispatchLoop(); });
-  for (unsigned i = 0; i < m.config.synthesis_threads; ++i) m.threads.emplace_back([&m] { m.SynthesisLoop(); });
-  for (auto& w : m.gpu_workers)
-    m.threads.emplace_back([&m, worker = w.worker, device = w.device] { m.GpuLoop(worker, device); });
-  for (unsigned i = 0; i < m.config.finalizer_threads; ++i) m.threads.emplace_back([&m] { m.FinalizerLoop(); });
+  // Each thread says when it has left its loop, so Shutdown can wait with a deadline.
+  auto spawn = [&m](std::function<void()> loop) {
+    ++m.running_threads;
+    m.threads.emplace_back([&m, loop = std::move(loop)] {
+      loop();
+      std::lock_guard lock(m.mu);
+      --m.running_threads;
+      m.jobs_cv.notify_all();
+    });
+  };
+  spawn([&m] { m.DispatchLoop(); });
+  for (unsigned i = 0; i < m.config.synthesis_threads; ++i) spawn([&m] { m.SynthesisLoop(); });
+  for (auto& w : m.gpu_workers) spawn([&m, worker = w.worker, device = w.device] { m.GpuLoop(worker, device); });
+  for (unsigned i = 0; i < m.config.finalizer_threads; ++i) spawn([&m] { m.FinalizerLoop(); });
 }
 
 Pipeline::~Pipeline() { Shutdown(); }
 
-void Pipeline::Shutdown() {
+bool Pipeline::Shutdown(SteadyClock::time_point drain_until) {
   Impl& m = *impl_;
   Deferred d;
-  {
-    std::lock_guard lock(m.mu);
-    if (m.stopping && m.threads.empty()) return;
-    m.stopping = true;
-    std::vector<std::shared_ptr<JobState>> active;
-    for (auto& [seq, job] : m.jobs) active.push_back(job);
-    for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
-    m.InterruptDispatchLocked();
-    m.dispatch_cv.notify_all();
-    m.synth_cv.notify_all();
-    m.gpu_cv.notify_all();
-    m.fin_cv.notify_all();
-  }
+  std::unique_lock lock(m.mu);
+  if (m.shutdown_result) return *m.shutdown_result;
+  m.accepting = false;
+  // Not started: cancelled at once.
+  std::vector<std::shared_ptr<JobState>> waiting;
+  for (auto& [seq, job] : m.jobs)
+    if (!job->started) waiting.push_back(job);
+  for (auto& job : waiting) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
+  // Started: until the deadline, then cancelled.
+  m.jobs_cv.wait_until(lock, drain_until, [&] { return m.jobs.empty(); });
+  std::vector<std::shared_ptr<JobState>> active;
+  for (auto& [seq, job] : m.jobs) active.push_back(job);
+  for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
+  m.stopping = true;
+  m.InterruptDispatchLocked();
+  m.dispatch_cv.notify_all();
+  m.synth_cv.notify_all();
+  m.gpu_cv.notify_all();
+  m.fin_cv.notify_all();
+  lock.unlock();
   m.Flush(d);
+  lock.lock();
+  const auto grace = std::max(drain_until, SteadyClock::now()) + std::chrono::seconds(1);
+  const bool stopped = m.jobs_cv.wait_until(lock, grace, [&] { return m.running_threads == 0; });
+  m.shutdown_result = stopped;
+  lock.unlock();
+  if (stopped)
+    for (auto& t : m.threads) t.join();
+  return stopped;
+}
+
+void Pipeline::Shutdown() {
+  Impl& m = *impl_;
+  if (Shutdown(SteadyClock::now())) return;
+  // A JobWork call is still running: wait for it (there is no other safe way).
   for (auto& t : m.threads)
     if (t.joinable()) t.join();
-  std::lock_guard lock(m.mu);
-  m.threads.clear();
 }
 
 void Pipeline::Submit(JobRequest request) {
@@ -283,11 +337,14 @@ void Pipeline::Submit(JobRequest request) {
   job->partitions = request.partitions;
   job->work = std::move(request.work);
   job->on_done = std::move(request.on_done);
+  job->on_started = std::move(request.on_started);
+  job->on_stage = std::move(request.on_stage);
+  job->kind = std::move(request.kind);
   job->status.assign(job->partitions, {});
   job->proofs.assign(job->partitions, {});
   job->submitted = SteadyClock::now();
   std::lock_guard lock(m.mu);
-  if (m.stopping) throw std::runtime_error("pipeline is shut down");
+  if (!m.accepting || m.stopping) throw std::runtime_error("pipeline is shut down");
   if (m.ids.count(job->id)) throw std::invalid_argument("job " + job->id + " is already running");
   job->seq = m.next_seq++;
   m.ids[job->id] = job->seq;
@@ -312,6 +369,38 @@ bool Pipeline::Cancel(std::string_view job_id) {
   return true;
 }
 
+std::optional<uint32_t> Pipeline::QueuePosition(std::string_view job_id) const {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  auto it = m.ids.find(std::string(job_id));
+  if (it == m.ids.end()) return std::nullopt;
+  const JobState& job = *m.jobs.at(it->second);
+  if (job.started) return std::nullopt;
+  const PartitionKey mine{job.priority, job.seq, 0};
+  uint32_t ahead = 0;
+  for (auto& [seq, other] : m.jobs)
+    if (!other->started && PartitionKey{other->priority, other->seq, 0} < mine) ++ahead;
+  return ahead;
+}
+
+bool Pipeline::RemoveQueued(std::string_view job_id) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  auto it = m.ids.find(std::string(job_id));
+  if (it == m.ids.end()) return false;
+  std::shared_ptr<JobState> job = m.jobs.at(it->second);
+  if (job->started) return false;
+  job->active = false;
+  job->cancel.Cancel();
+  m.synthesis_queue.RemoveJob(job->seq);
+  if (m.dispatch_key && m.dispatch_key->job_seq == job->seq) m.InterruptDispatchLocked();
+  m.ids.erase(it);
+  m.jobs.erase(job->seq);
+  m.dispatch_cv.notify_all();
+  m.jobs_cv.notify_all();
+  return true;
+}
+
 PipelineStatus Pipeline::Status() const {
   Impl& m = *impl_;
   PipelineStatus s;
@@ -321,6 +410,8 @@ PipelineStatus Pipeline::Status() const {
     for (auto& [seq, job] : m.jobs) {
       JobStatus j;
       j.id = job->id;
+      j.kind = job->kind;
+      j.started = job->started;
       j.priority = job->priority;
       j.age_ms = std::chrono::duration<double, std::milli>(now - job->submitted).count();
       j.partitions = job->status;

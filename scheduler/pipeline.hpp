@@ -21,8 +21,10 @@
 // timeline sink calls, on_done callbacks and the destruction of stage data
 // (large buffers) all happen outside it, so a GPU worker never waits behind
 // a finalizer's verification or a free().
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -67,16 +69,27 @@ struct JobResult {
   JobTimings timings;
 };
 
-struct JobRequest {
-  std::string id;
-  Priority priority = Priority::kNormal;
-  uint32_t partitions = 1;
-  std::shared_ptr<JobWork> work;
-  std::function<void(JobResult)> on_done;  // exactly once, from a pipeline thread or Cancel's caller; no lock held
-};
-
 enum class PartitionStage { kPending, kDispatched, kSynthesizing, kGpuQueued, kGpu, kFinalizing, kDone, kFailed, kSkipped };
 std::string_view PartitionStageName(PartitionStage s);
+
+// Notifications are delivered in the order the pipeline's state changed (one
+// queue for all jobs, drained by one thread at a time), without any pipeline
+// lock held: a job's on_started and on_stage calls all come before its
+// on_done. They run on pipeline threads (or the caller of Cancel/Shutdown):
+// keep them quick; they may call Status/QueuePosition/Submit/Cancel, not
+// Shutdown or the destructor.
+// Every member has an initializer so that designated initializers may omit any
+// (no -Wmissing-field-initializers).
+struct JobRequest {
+  std::string id = {};
+  Priority priority = Priority::kNormal;
+  uint32_t partitions = 1;
+  std::shared_ptr<JobWork> work = {};
+  std::function<void(JobResult)> on_done = {};  // exactly once (unless taken back by RemoveQueued)
+  std::function<void()> on_started = {};       // optional: the first partition was dispatched
+  std::function<void(uint32_t partition, PartitionStage stage)> on_stage = {};  // optional: every stage change
+  std::string kind = {};                       // optional label, echoed in JobStatus (e.g. "SNAP_DEALS_UPDATE")
+};
 
 struct PartitionStatus {
   PartitionStage stage = PartitionStage::kPending;
@@ -86,7 +99,9 @@ struct PartitionStatus {
 
 struct JobStatus {
   std::string id;
+  std::string kind;
   Priority priority = Priority::kNormal;
+  bool started = false;  // a partition was dispatched
   double age_ms = 0;
   std::vector<PartitionStatus> partitions;
 };
@@ -127,8 +142,23 @@ class Pipeline {
   void Submit(JobRequest request);
   // True when the job was active (its on_done then reports kCancelled).
   bool Cancel(std::string_view job_id);
+  // Jobs that will start before this one (0 = next): active jobs none of
+  // whose partitions was dispatched, in priority then submission order.
+  // nullopt once it started, or for an unknown id.
+  std::optional<uint32_t> QueuePosition(std::string_view job_id) const;
+  // Takes back a job none of whose partitions was dispatched: it is removed
+  // without on_done (the caller finishes it). False if it started or is unknown.
+  bool RemoveQueued(std::string_view job_id);
   PipelineStatus Status() const;
-  // Idempotent; the destructor calls it.
+  // Stops accepting jobs, cancels those not started, lets started ones run
+  // until `drain_until`, cancels what is left, then waits until about a
+  // second past it for the threads to leave the work they are in. True when
+  // every thread has stopped (and was joined); false when one is still inside
+  // a JobWork call that does not return: the pipeline must then not be
+  // destroyed (the process exits instead). Later calls return the same.
+  bool Shutdown(std::chrono::steady_clock::time_point drain_until);
+  // Shutdown(now), then joins whatever is still running (blocks). The
+  // destructor calls it.
   void Shutdown();
 
   struct Impl;

@@ -26,6 +26,10 @@ struct JobState {
   uint32_t partitions = 0;
   std::shared_ptr<JobWork> work;
   std::function<void(JobResult)> on_done;
+  std::function<void()> on_started;
+  std::function<void(uint32_t, PartitionStage)> on_stage;
+  std::string kind;
+  bool started = false;  // a partition was dispatched (guarded by Impl::mu)
   CancelToken cancel;
   bool active = true;  // false once completed, failed or cancelled (guarded by Impl::mu)
   std::vector<PartitionBytes> bytes;
@@ -47,10 +51,10 @@ struct WorkItem {
   std::unique_ptr<StageData> data;
 };
 
-// Things to do once the lock is released: callbacks, lines, destruction.
+// Things to do once the lock is released: lines, destruction. (Callbacks go
+// through Impl::Notify, which keeps their order.)
 struct Deferred {
   std::vector<std::string> lines;
-  std::vector<std::pair<std::function<void(JobResult)>, JobResult>> callbacks;
   std::vector<WorkItem> garbage;
 };
 
@@ -62,7 +66,12 @@ struct Pipeline::Impl {
   void Line(Deferred& d, const char* event, const JobState& job, const std::string& detail) const {
     if (config.timeline) d.lines.push_back(TimelineLine(NowMs(), event, job.id, detail));
   }
-  void Flush(Deferred& d) const;  // without the lock
+  void Flush(Deferred& d);  // without the lock: lines, garbage, then the notifications
+  // Under mu: queue a callback; the queue order is the order of state changes.
+  void Notify(std::function<void()> fn);
+  // Without mu: run queued callbacks unless another thread is already doing so.
+  void DrainNotifications();
+  void SetStageLocked(JobState& job, uint32_t partition, PartitionStage stage);
   void FailJobLocked(JobState& job, JobOutcome outcome, const std::string& why, Deferred& d);
   void CompleteJobLocked(JobState& job, Deferred& d);
   void InterruptDispatchLocked();
@@ -99,6 +108,14 @@ struct Pipeline::Impl {
   std::optional<PartitionKey> dispatch_key;
   bool dispatch_wants_idle_pinned = false;             // the head waits in full for a/b/c an idle buffer could cover
   uint64_t completed = 0, failed = 0, cancelled = 0;
+  bool accepting = true;
+  std::condition_variable jobs_cv;                     // jobs changed (completion), threads exited
+  unsigned running_threads = 0;
+  std::optional<bool> shutdown_result;
+
+  std::mutex notify_mu;                                // after mu in lock order; never held while calling out
+  std::deque<std::function<void()>> notifications;     // guarded by notify_mu
+  bool draining = false;                               // guarded by notify_mu
 
   std::vector<std::thread> threads;
 };

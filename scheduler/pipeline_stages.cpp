@@ -40,7 +40,7 @@ void Pipeline::Impl::SynthesisLoop() {
     Deferred d;
     JobState& job = *item.job;
     if (!job.active) {  // failed or cancelled after dispatch: skipped, a completion for the pacer
-      job.status[item.partition].stage = PartitionStage::kSkipped;
+      SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       pacer.OnRetired(NowS());
       ++free_synth;
       UpdatePacerQueuesLocked();
@@ -57,7 +57,7 @@ void Pipeline::Impl::SynthesisLoop() {
       job.first_synth_start = t0;
       job.timings.queue_wait_ms = MsBetween(job.submitted, t0);
     }
-    job.status[item.partition].stage = PartitionStage::kSynthesizing;
+    SetStageLocked(job, item.partition, PartitionStage::kSynthesizing);
     Line(d, "SYNTH_START", job, PartitionDetail(item.partition));
     lock.unlock();
     Flush(d);
@@ -92,15 +92,15 @@ void Pipeline::Impl::SynthesisLoop() {
     if (!job.active || cancelled || !error.empty()) {
       pacer.OnRetired(NowS());
       if (!error.empty() && job.active) {
-        job.status[item.partition].stage = PartitionStage::kFailed;
+        SetStageLocked(job, item.partition, PartitionStage::kFailed);
         FailJobLocked(job, JobOutcome::kFailed,
                       "partition " + std::to_string(item.partition) + " synthesis failed: " + error, d);
       } else {
-        job.status[item.partition].stage = PartitionStage::kSkipped;
+        SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       }
       d.garbage.push_back(std::move(item));
     } else {
-      job.status[item.partition].stage = PartitionStage::kGpuQueued;
+      SetStageLocked(job, item.partition, PartitionStage::kGpuQueued);
       Line(d, "GPU_QUEUE", job, PartitionDetail(item.partition));
       const PartitionKey key{job.priority, job.seq, item.partition};
       gpu_queue.Push(key, std::move(item));
@@ -125,7 +125,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     JobState& job = *item.job;
     Deferred d;
     const auto t_status = SteadyClock::now();
-    job.status[item.partition].stage = PartitionStage::kGpu;
+    SetStageLocked(job, item.partition, PartitionStage::kGpu);
     job.status[item.partition].worker = int(worker);
     const auto t_fail_check = SteadyClock::now();
     const bool live = job.active;  // a failed job's queued partitions were removed; this is the race guard
@@ -187,17 +187,17 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       pacer.OnRetired(NowS());
     }
     if (job.active && error.empty() && !cancelled) {
-      job.status[item.partition].stage = PartitionStage::kFinalizing;
+      SetStageLocked(job, item.partition, PartitionStage::kFinalizing);
       item.data = std::move(pending);
       fin_queue.push_back(std::move(item));
       fin_cv.notify_one();
     } else {
       if (!error.empty() && job.active) {
-        job.status[item.partition].stage = PartitionStage::kFailed;
+        SetStageLocked(job, item.partition, PartitionStage::kFailed);
         FailJobLocked(job, JobOutcome::kFailed,
                       "partition " + std::to_string(item.partition) + " GPU start failed: " + error, d);
       } else {
-        job.status[item.partition].stage = PartitionStage::kSkipped;
+        SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       }
       d.garbage.push_back(std::move(item));
       if (pending) {
@@ -233,7 +233,7 @@ void Pipeline::Impl::FinalizerLoop() {
     JobState& job = *item.job;
     Deferred d;
     if (!job.active) {  // GPU-completed already: no pacer change
-      job.status[item.partition].stage = PartitionStage::kSkipped;
+      SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       d.garbage.push_back(std::move(item));
       lock.unlock();
       Flush(d);
@@ -274,15 +274,15 @@ void Pipeline::Impl::FinalizerLoop() {
     const double fin_ms = MsBetween(t0, t_verify);
     job.timings.finalize_ms += fin_ms;
     if (job.active && error.empty() && !cancelled) {
-      job.status[item.partition].stage = PartitionStage::kDone;
+      SetStageLocked(job, item.partition, PartitionStage::kDone);
       job.proofs[item.partition] = std::move(proof);
       if (++job.finished == job.partitions) CompleteJobLocked(job, d);
     } else if (job.active && !error.empty()) {
-      job.status[item.partition].stage = PartitionStage::kFailed;
+      SetStageLocked(job, item.partition, PartitionStage::kFailed);
       FailJobLocked(job, JobOutcome::kFailed,
                     "partition " + std::to_string(item.partition) + " finalize failed: " + error, d);
     } else {
-      job.status[item.partition].stage = PartitionStage::kSkipped;
+      SetStageLocked(job, item.partition, PartitionStage::kSkipped);
     }
     const auto t_done = SteadyClock::now();
     if (config.timeline) {

@@ -451,6 +451,116 @@ TEST(Pipeline, DefaultPacerBootstrapsWaitsForAMeasurementThenRuns) {
   EXPECT_EQ(starts.size(), 20u);
 }
 
+TEST(Pipeline, NotificationsArriveInStateOrderAndOnDoneLast) {
+  memory::Budget budget(1000);
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> seen;  // per job: "started", "p:stage", "done"
+  Results results;
+  {
+    Pipeline pipeline(FastConfig(nullptr, 3, 2), budget);
+    for (int j = 0; j < 3; ++j) {
+      const std::string id = "n" + std::to_string(j);
+      JobRequest r{id, Priority::kNormal, 4, std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{10, 5}), {}};
+      r.on_started = [&, id] {
+        std::lock_guard lock(mu);
+        seen[id].push_back("started");
+      };
+      r.on_stage = [&, id](uint32_t p, PartitionStage st) {
+        std::lock_guard lock(mu);
+        seen[id].push_back(std::to_string(p) + ":" + std::string(PartitionStageName(st)));
+      };
+      auto done = results.Callback();
+      r.on_done = [&, id, done](JobResult res) {
+        {
+          std::lock_guard lock(mu);
+          seen[id].push_back("done");
+        }
+        done(std::move(res));
+      };
+      r.kind = "TEST_KIND";
+      pipeline.Submit(std::move(r));
+    }
+    ASSERT_TRUE(results.WaitFor(3));
+  }
+  const std::vector<std::string> stages = {"dispatched", "synthesizing", "synth_done", "gpu", "finalizing", "done"};
+  for (auto& [id, events] : seen) {
+    SCOPED_TRACE(id);
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.front(), "started");
+    EXPECT_EQ(events.back(), "done");
+    for (int p = 0; p < 4; ++p) {
+      std::vector<std::string> mine;
+      for (auto& e : events)
+        if (e.rfind(std::to_string(p) + ":", 0) == 0) mine.push_back(e.substr(2));
+      EXPECT_EQ(mine, stages) << "partition " << p;
+    }
+  }
+}
+
+TEST(Pipeline, QueuePositionAndRemoveQueued) {
+  memory::Budget budget(1000);
+  Results results;
+  std::promise<void> open;
+  Pipeline pipeline(FastConfig(nullptr, 1, 1), budget);
+  auto plug = std::make_shared<FakeWork>(9, PartitionBytes{1, 0});
+  plug->gate = open.get_future().share();
+  pipeline.Submit({"plug", Priority::kNormal, 1, plug, results.Callback()});
+  ASSERT_TRUE(WaitUntil([&] { return plug->synth_started.load() == 1; }));
+  auto work = [] { return std::make_shared<FakeWork>(1, PartitionBytes{1, 0}); };
+  pipeline.Submit({"a", Priority::kNormal, 2, work(), results.Callback()});
+  pipeline.Submit({"b", Priority::kNormal, 2, work(), results.Callback()});
+  pipeline.Submit({"c", Priority::kHigh, 2, work(), results.Callback()});
+  EXPECT_EQ(pipeline.QueuePosition("plug"), std::nullopt);  // started
+  EXPECT_EQ(pipeline.QueuePosition("c"), 0u);
+  EXPECT_EQ(pipeline.QueuePosition("a"), 1u);
+  EXPECT_EQ(pipeline.QueuePosition("b"), 2u);
+  EXPECT_EQ(pipeline.QueuePosition("nope"), std::nullopt);
+  EXPECT_TRUE(pipeline.RemoveQueued("a"));
+  EXPECT_FALSE(pipeline.RemoveQueued("a"));
+  EXPECT_FALSE(pipeline.RemoveQueued("plug"));  // started: cancel it instead
+  EXPECT_EQ(pipeline.QueuePosition("b"), 1u);
+  open.set_value();
+  ASSERT_TRUE(results.WaitFor(3));
+  EXPECT_EQ(results.by_id.count("a"), 0u);  // taken back: no on_done
+  for (const char* id : {"plug", "b", "c"}) EXPECT_EQ(results.by_id.at(id).at(0).outcome, JobOutcome::kCompleted);
+}
+
+TEST(Pipeline, ShutdownDrainsStartedJobsAndCancelsTheRest) {
+  memory::Budget budget(1000);
+  Results results;
+  Pipeline pipeline(FastConfig(nullptr, 1, 1), budget);
+  auto slowish = std::make_shared<FakeWork>(1, PartitionBytes{1, 0});
+  slowish->synth = 20ms;
+  pipeline.Submit({"started", Priority::kNormal, 2, slowish, results.Callback()});
+  ASSERT_TRUE(WaitUntil([&] { return slowish->synth_started.load() == 1; }));
+  pipeline.Submit({"queued", Priority::kLow, 2, std::make_shared<FakeWork>(2, PartitionBytes{1, 0}),
+                   results.Callback()});
+  EXPECT_TRUE(pipeline.Shutdown(std::chrono::steady_clock::now() + 5s));
+  EXPECT_EQ(results.by_id.at("started").at(0).outcome, JobOutcome::kCompleted);
+  EXPECT_EQ(results.by_id.at("queued").at(0).outcome, JobOutcome::kCancelled);
+  EXPECT_THROW(pipeline.Submit({"late", Priority::kNormal, 1, slowish, {}}), std::runtime_error);
+  EXPECT_TRUE(pipeline.Shutdown(std::chrono::steady_clock::now()));  // same answer again
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
+TEST(Pipeline, ShutdownSaysWhenAWorkCallDoesNotReturn) {
+  memory::Budget budget(1000);
+  Results results;
+  std::promise<void> open;
+  auto pipeline = std::make_unique<Pipeline>(FastConfig(nullptr, 1, 1), budget);
+  auto stuck = std::make_shared<FakeWork>(1, PartitionBytes{1, 0});
+  stuck->gate = open.get_future().share();  // ignores the cancel token, like an engine call
+  pipeline->Submit({"stuck", Priority::kNormal, 1, stuck, results.Callback()});
+  ASSERT_TRUE(WaitUntil([&] { return stuck->synth_started.load() == 1; }));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(pipeline->Shutdown(t0 + 100ms));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);  // deadline + about a second, not forever
+  EXPECT_EQ(results.by_id.at("stuck").at(0).outcome, JobOutcome::kCancelled);
+  open.set_value();  // the call returns: now the pipeline can be destroyed
+  pipeline.reset();
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
 TEST(Pipeline, SubmissionChecks) {
   memory::Budget budget(100);
   Pipeline pipeline(FastConfig(nullptr), budget);
