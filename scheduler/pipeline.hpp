@@ -57,6 +57,7 @@ struct JobTimings {
   double synthesis_ms = 0;    // sum over partitions
   double gpu_compute_ms = 0;  // sum over partitions (GPU start stage)
   double finalize_ms = 0;     // sum over partitions (finish + verify)
+  double verify_ms = 0;       // ... of which verification
   double total_ms = 0;        // submission -> completion
 };
 

@@ -273,6 +273,7 @@ void Pipeline::Impl::FinalizerLoop() {
     const auto t_locked = SteadyClock::now();
     const double fin_ms = MsBetween(t0, t_verify);
     job.timings.finalize_ms += fin_ms;
+    job.timings.verify_ms += MsBetween(t_finish, t_verify);
     if (job.active && error.empty() && !cancelled) {
       SetStageLocked(job, item.partition, PartitionStage::kDone);
       job.proofs[item.partition] = std::move(proof);

@@ -187,6 +187,8 @@ TEST(Pipeline, CompletesJobsWithVerifiedProofsMergedInPartitionOrder) {
     EXPECT_GE(r.timings.synthesis_ms, 5 * 2 * 0.9);
     EXPECT_GE(r.timings.gpu_compute_ms, 5 * 2 * 0.9);
     EXPECT_GE(r.timings.total_ms, r.timings.queue_wait_ms);
+    EXPECT_GE(r.timings.finalize_ms, 5 * 1 * 0.9);
+    EXPECT_LE(r.timings.verify_ms, r.timings.finalize_ms);
   }
   for (const char* e : {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP", "GPU_START", "GPU_END", "FIN_END"})
     EXPECT_EQ(log.Events(e).size(), 15u) << e;
