@@ -1,6 +1,7 @@
 // cuzk-daemon: the gRPC proving daemon (cuzk.v1.ProvingEngine).
 //
 //   cuzk-daemon --config /etc/cuzk.toml [--listen unix:///run/curio/cuzk.sock] [--log-level debug]
+//               [--status-listen 127.0.0.1:9821] [--param-cache DIR] [--log-format json]
 //
 // Exit codes: 0 after SIGTERM/SIGINT (graceful), 2 for a bad config or
 // command line, 1 when it cannot start (address in use, ...). When every
@@ -36,7 +37,7 @@ namespace {
 constexpr const char* kServiceName = "cuzk.v1.ProvingEngine";
 
 struct Args {
-  std::string config_path, listen, status_listen, log_level, log_format;
+  std::string config_path, listen, status_listen, param_cache, log_level, log_format;
 };
 
 std::string AllocatorVersion() {
@@ -50,6 +51,7 @@ Config LoadAndOverride(const Args& a) {
   Config c = a.config_path.empty() ? Config{} : LoadConfigFile(a.config_path);
   if (!a.listen.empty()) c.daemon.listen = a.listen;
   if (!a.status_listen.empty()) c.daemon.status_listen = a.status_listen == "off" ? "" : a.status_listen;
+  if (!a.param_cache.empty()) c.srs.param_cache = a.param_cache;
   if (!a.log_level.empty()) c.logging.level = a.log_level;
   if (!a.log_format.empty()) c.logging.format = a.log_format;
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
@@ -180,6 +182,7 @@ int main(int argc, char** argv) {
   app.add_option("--config", args.config_path, "TOML config file (daemon/cuzk.example.toml documents every key)");
   app.add_option("--listen", args.listen, "override daemon.listen: unix://PATH or HOST:PORT");
   app.add_option("--status-listen", args.status_listen, "override daemon.status_listen (HOST:PORT, unix://PATH, off)");
+  app.add_option("--param-cache", args.param_cache, "override srs.param_cache");
   app.add_option("--log-level", args.log_level, "override logging.level");
   app.add_option("--log-format", args.log_format, "override logging.format (text, json)");
   CLI11_PARSE(app, argc, argv);
