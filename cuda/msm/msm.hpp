@@ -56,14 +56,14 @@ enum class ScalarsAt { kHost, kDevice };
 
 struct MsmGpuOptions {
   ScalarsAt scalars_at = ScalarsAt::kHost;
-  uint32_t window_bits = 0;  // 0: chosen from n (pippenger::DefaultWindowBits); else 4..22
+  uint32_t window_bits = 0;  // 0: chosen from the scalars >= 2 (pippenger::DefaultWindowBits); else 4..22
   size_t chunk = 0;          // sorted entries per accumulation thread; 0: default
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
 struct MsmGpuTimings {
   float upload_ms = 0;      // scalars H2D (0 for device scalars)
-  float digits_ms = 0;      // Montgomery -> canonical, signed digits, keys
+  float digits_ms = 0;      // canonical form, window choice, counted and written digit entries
   float sort_ms = 0;        // radix sort of (bucket, base) pairs
   float accumulate_ms = 0;  // bucket sums (memset, chunks, fixup)
   float reduce_ms = 0;      // running sums per window, window sums, D2H
@@ -94,7 +94,9 @@ class Msm {
   Stream stream_;
   Event events_[6];
   // Scratch, grown on demand and kept (cudaMalloc of gigabytes costs ms).
-  DeviceBuffer<Fr> scalars_;
+  DeviceBuffer<Fr> scalars_, canon_;
+  DeviceBuffer<uint32_t> counts_, offsets_;
+  DeviceBuffer<uint8_t> scan_temp_;
   DeviceBuffer<uint64_t> words_;
   DeviceBuffer<uint32_t> ranks_;
   DeviceBuffer<uint32_t> keys_[2], vals_[2];

@@ -35,7 +35,7 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   using HostCurve = typename Curve::HostCurve;
   const size_t n = scalars.size();
   if (n == 0) return ec::JacobianPoint<HostCurve>::Infinity();
-  const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n));
+  if (sizes.window_bits) MakeLayout(sizes.window_bits);
   std::vector<AffinePoint<F>> dev_bases(bases.size());
   for (size_t i = 0; i < bases.size(); ++i) dev_bases[i] = AffineFromHost<F>(bases[i]);
   std::vector<Fr> dev_scalars(n);
@@ -46,15 +46,25 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
     uint32_t r = 0;
     for (size_t k = 0; k < ranks.size(); ++k) ranks[k] = r, r += uint32_t(std::popcount(density->words()[k]));
   }
+  const uint64_t* words = density ? density->words().data() : nullptr;
 
-  // 1-2: digits, then sort by key (stable like the radix sort; the order of
-  // equal keys does not change the sum anyway).
-  const size_t m = size_t(layout.windows) * n;
+  // 1: canonical scalars and flags, the width, counts, prefix sums, entries.
+  std::vector<Fr> canon(n);
+  std::vector<uint32_t> counts(n), offsets(n);
+  for (size_t i = 0; i < n; ++i) ClassifyStep(i, dev_scalars.data(), words, canon.data(), counts.data());
+  size_t n_big = 0;
+  for (uint32_t f : counts) n_big += f;
+  const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
+  for (size_t i = 0; i < n; ++i) CountDigitsStep(i, layout, canon.data(), counts.data());
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(m), m += counts[i];
+  if (m == 0) return ec::JacobianPoint<HostCurve>::Infinity();
   std::vector<uint32_t> keys(m), vals(m);
   for (size_t i = 0; i < n; ++i) {
-    DigitsStep(i, n, layout, dev_scalars.data(), density ? density->words().data() : nullptr, ranks.data(),
-               keys.data(), vals.data());
+    DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
   }
+  // 2: sort by key (stable like the radix sort; the order of equal keys does
+  // not change the sum anyway).
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });

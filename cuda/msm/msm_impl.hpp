@@ -88,13 +88,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   using msm_internal::Reserve;
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
-  const pippenger::Layout layout = pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n));
-  const size_t m = size_t(layout.windows) * n;
-  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(m);
-  const size_t chunks = (m + chunk - 1) / chunk;
-  const uint32_t segment_len = pippenger::DefaultSegmentLen(layout);
-  const uint32_t segments = layout.buckets / segment_len;
-  const int key_bits = std::bit_width(layout.Sentinel());
+  if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
   cudaStream_t s = stream_;
 
   events_[0].Record(s);
@@ -106,8 +100,28 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   }
   events_[1].Record(s);
 
+  // Step 1: canonical scalars, the window width from the count of scalars
+  // >= 2, then only the nonzero digits as entries (two small read-backs).
+  Reserve(canon_, n), Reserve(counts_, n), Reserve(offsets_, n);
+  Reserve(scan_temp_, pippenger::ScanTempBytes(n));
+  pippenger::LaunchClassify(n, dev_scalars, words, canon_.data(), counts_.data(), s);
+  const size_t n_big =
+      pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  const pippenger::Layout layout =
+      pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
+  pippenger::LaunchCountDigits(n, layout, canon_.data(), counts_.data(), s);
+  const size_t m =
+      pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  if (m == 0) return Result::Infinity();  // every scalar 0 (or masked out)
+  if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
+  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(m);
+  const size_t chunks = (m + chunk - 1) / chunk;
+  const uint32_t segment_len = pippenger::DefaultSegmentLen(layout);
+  const uint32_t segments = layout.buckets / segment_len;
+  const int key_bits = std::bit_width(layout.Sentinel());
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
-  pippenger::LaunchDigits(n, layout, dev_scalars, words, ranks, keys_[0].data(), vals_[0].data(), s);
+  pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(),
+                          s);
   events_[2].Record(s);
 
   const size_t temp_bytes = pippenger::SortTempBytes(m, key_bits);

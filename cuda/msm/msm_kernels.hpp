@@ -14,9 +14,18 @@
 
 namespace cuzk::cuda::pippenger {
 
-// The scalar side (msm_scalars.cu), curve-independent.
-void LaunchDigits(size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words, const uint32_t* ranks,
-                  uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+// The scalar side (msm_scalars.cu), curve-independent: steps 1a-1c and 2.
+void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags,
+                    cudaStream_t stream);
+void LaunchCountDigits(size_t n, const Layout& layout, const Fr* canon, uint32_t* counts, cudaStream_t stream);
+void LaunchDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                  const uint32_t* offsets, uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+// out = exclusive prefix sums of in (n >= 1 values); returns the total
+// (in[n-1] + out[n-1], read back: waits for the stream). `temp` must hold
+// ScanTempBytes(n).
+size_t ScanTempBytes(size_t n);
+size_t ExclusiveSumTotal(void* temp, size_t temp_bytes, const uint32_t* in, uint32_t* out, size_t n,
+                         cudaStream_t stream);
 // Radix sort of m (key, value) pairs by key bits [0, end_bit) (CUB onesweep,
 // stable). keys[0]/vals[0] hold the input; returns the index (0 or 1) of the
 // buffers that hold the result. `temp` must hold SortTempBytes(m, end_bit).

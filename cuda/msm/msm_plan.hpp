@@ -29,17 +29,19 @@ inline Layout MakeLayout(uint32_t window_bits) {
   return l;
 }
 
-// Cost model: n W mixed additions into buckets, plus ~2 W B full additions
-// for the running sums (each ~1.4 mixed additions) and the fixup of buckets
-// split over chunks: cost(c) = W (n + 3 B). Measured optima on the H200 are
-// in docs/perf/gpu.md; c stays <= 21 (at 22 the keys need 25 bits, one more
+// Cost model: n_big W mixed additions into buckets (a scalar >= 2 has about
+// one nonzero digit per window; a 0 or 1 costs at most one addition whatever
+// the width), plus ~2 W B full additions for the running sums (each ~1.4
+// mixed additions) and the fixup of buckets split over chunks:
+// cost(c) = W (n_big + 3 B). Measured optima on the H200 are in
+// docs/perf/gpu.md; c stays <= 21 (at 22 the keys need 25 bits, one more
 // radix pass, and the buckets 4.8 GB).
-inline uint32_t DefaultWindowBits(size_t n) {
+inline uint32_t DefaultWindowBits(size_t n_big) {
   uint32_t best = kMinWindowBits;
   double best_cost = 0;
   for (uint32_t c = kMinWindowBits; c <= 21; ++c) {
     const double w = SignedDigitWindows(c), b = double(1u << (c - 1));
-    const double cost = w * (double(n) + 3 * b);
+    const double cost = w * (double(n_big) + 3 * b);
     if (c == kMinWindowBits || cost < best_cost) best = c, best_cost = cost;
   }
   return best;

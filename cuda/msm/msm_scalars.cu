@@ -2,6 +2,7 @@
 // the (bucket key, base) pair sort (CUB's radix sort; in its own translation
 // unit because CUB is slow to compile).
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <limits>
 #include <stdexcept>
@@ -14,11 +15,26 @@ namespace {
 
 constexpr unsigned kDigitsBlock = 256;
 
-__global__ void __launch_bounds__(kDigitsBlock) DigitsKernel(size_t n, Layout layout, const Fr* scalars,
-                                                             const uint64_t* words, const uint32_t* ranks,
-                                                             uint32_t* keys, uint32_t* vals) {
+unsigned Blocks(size_t n) { return unsigned((n + kDigitsBlock - 1) / kDigitsBlock); }
+
+__global__ void __launch_bounds__(kDigitsBlock) ClassifyKernel(size_t n, const Fr* scalars, const uint64_t* words,
+                                                               Fr* canon, uint32_t* flags) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) DigitsStep(i, n, layout, scalars, words, ranks, keys, vals);
+  if (i < n) ClassifyStep(i, scalars, words, canon, flags);
+}
+
+__global__ void __launch_bounds__(kDigitsBlock) CountDigitsKernel(size_t n, Layout layout, const Fr* canon,
+                                                                  uint32_t* counts) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) CountDigitsStep(i, layout, canon, counts);
+}
+
+__global__ void __launch_bounds__(kDigitsBlock) DigitsKernel(size_t n, Layout layout, const Fr* canon,
+                                                             const uint64_t* words, const uint32_t* ranks,
+                                                             const uint32_t* offsets, uint32_t* keys,
+                                                             uint32_t* vals) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) DigitsStep(i, layout, canon, words, ranks, offsets, keys, vals);
 }
 
 int CheckedCount(size_t m) {
@@ -30,12 +46,42 @@ int CheckedCount(size_t m) {
 
 }  // namespace
 
-void LaunchDigits(size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words, const uint32_t* ranks,
-                  uint32_t* keys, uint32_t* vals, cudaStream_t stream) {
+void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags,
+                    cudaStream_t stream) {
   if (n == 0) return;
-  const unsigned blocks = unsigned((n + kDigitsBlock - 1) / kDigitsBlock);
-  DigitsKernel<<<blocks, kDigitsBlock, 0, stream>>>(n, layout, scalars, words, ranks, keys, vals);
+  ClassifyKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, scalars, words, canon, flags);
   CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+void LaunchCountDigits(size_t n, const Layout& layout, const Fr* canon, uint32_t* counts, cudaStream_t stream) {
+  if (n == 0) return;
+  CountDigitsKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, layout, canon, counts);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+void LaunchDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                  const uint32_t* offsets, uint32_t* keys, uint32_t* vals, cudaStream_t stream) {
+  if (n == 0) return;
+  DigitsKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, layout, canon, words, ranks, offsets, keys, vals);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+size_t ScanTempBytes(size_t n) {
+  size_t bytes = 0;
+  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
+                                                static_cast<uint32_t*>(nullptr), CheckedCount(n)));
+  return bytes;
+}
+
+size_t ExclusiveSumTotal(void* temp, size_t temp_bytes, const uint32_t* in, uint32_t* out, size_t n,
+                         cudaStream_t stream) {
+  if (n == 0) return 0;
+  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, CheckedCount(n), stream));
+  uint32_t last[2] = {0, 0};
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(&last[0], in + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(&last[1], out + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return size_t(last[0]) + last[1];
 }
 
 size_t SortTempBytes(size_t m, int end_bit) {

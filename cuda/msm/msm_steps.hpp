@@ -8,11 +8,19 @@
 //
 // Data flow for n scalars, window c bits, W = ceil(256 / c) windows and
 // B = 2^(c-1) buckets per window (signed digits: |d| in 1..B):
-//  1. DigitsStep (thread per scalar): Montgomery -> canonical (one Fr
-//     multiplication by 1), signed digits; entry (w, i) gets the key
-//     w B + |d| - 1 (the global bucket) and the value base index | sign << 31.
-//     Zero digits get the key kSentinel = W B, which sorts last.
-//  2. Sort the W n (key, value) pairs by key (radix sort, msm_scalars.cu).
+//  1. Compact digits. Groth16 witnesses are mostly 0 and 1 (SnapDeals 2 KiB:
+//     98.5% of aux values, `cuzk-bench witness-stats`), so only nonzero digits
+//     become entries, and a scalar 1 is one entry (window 0, bucket 1): it
+//     costs one mixed addition, a 0 costs nothing.
+//     a. ClassifyStep (thread per scalar): Montgomery -> canonical (one Fr
+//        multiplication by 1; 0 where the density bit is clear) into canon;
+//        flags[i] = 1 for a scalar >= 2. The flags' sum (n_big) picks the
+//        window width (msm_plan.hpp: DefaultWindowBits).
+//     b. CountDigitsStep: counts[i] = nonzero signed digits of scalar i;
+//        an exclusive prefix sum gives each scalar its first entry.
+//     c. DigitsStep: entry (w, i) gets the key w B + |d| - 1 (the global
+//        bucket) and the value base index | sign << 31.
+//  2. Sort the entries by key (radix sort, msm_scalars.cu).
 //  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
 //     so every thread does the same number of mixed additions whatever the
 //     bucket sizes): walks its entries, adding points into an XYZZ sum and
@@ -103,40 +111,60 @@ CUZK_UNROLL
 #endif
 }
 
-// Step 1 for scalar i of n. `scalars` are Montgomery-form Fr (the ff::Fr
-// layout). With a density bitmap (words != nullptr), scalar i takes part only
-// when bit i is set, and its base is number ranks[i / 64] + (set bits of its
-// word below i); without one, base i. keys/vals hold W arrays of n entries.
-CUZK_HD void DigitsStep(size_t i, size_t n, const Layout& layout, const Fr* scalars, const uint64_t* words,
-                        const uint32_t* ranks, uint32_t* keys, uint32_t* vals) {
-  uint32_t base = uint32_t(i);
-  bool present = true;
-  if (words != nullptr) {
-    const uint64_t word = words[i / 64];
-    const uint64_t below = word & ((uint64_t(1) << (i % 64)) - 1);
-    present = (word >> (i % 64)) & 1;
-    base = ranks[i / 64] + uint32_t(Popcount64(below));
-  }
-  uint32_t s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+// Step 1a for scalar i. `scalars` are Montgomery-form Fr (the ff::Fr layout);
+// canon receives canonical limbs (not Montgomery form) in the same type.
+// With a density bitmap (words != nullptr), scalar i takes part only when bit
+// i is set.
+CUZK_HD void ClassifyStep(size_t i, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags) {
+  const bool present = words == nullptr || ((words[i / 64] >> (i % 64)) & 1);
+  Fr c = Fr::Zero();
   if (present) {
     // a * 1 / R = canonical a (Montgomery multiplication by the plain integer 1).
     Fr raw_one = Fr::Zero();
     raw_one.limb(0) = 1;
-    const Fr canonical = Fr::Mul(LoadPoint(scalars + i), raw_one);
-CUZK_UNROLL
-    for (int j = 0; j < 8; ++j) s[j] = canonical.limb(j);
+    c = Fr::Mul(LoadPoint(scalars + i), raw_one);
   }
-  uint32_t carry = 0;
+  uint32_t high = 0;
+CUZK_UNROLL
+  for (int j = 1; j < 8; ++j) high |= c.limb(j);
+  flags[i] = (high != 0 || c.limb(0) > 1) ? 1u : 0u;
+  StorePoint(canon + i, c);
+}
+
+CUZK_HD void LoadCanonical(const Fr* canon, size_t i, uint32_t (&s)[8]) {
+  const Fr c = LoadPoint(canon + i);
+CUZK_UNROLL
+  for (int j = 0; j < 8; ++j) s[j] = c.limb(j);
+}
+
+// Step 1b for scalar i.
+CUZK_HD void CountDigitsStep(size_t i, const Layout& layout, const Fr* canon, uint32_t* counts) {
+  uint32_t s[8];
+  LoadCanonical(canon, i, s);
+  uint32_t carry = 0, count = 0;
+  for (uint32_t w = 0; w < layout.windows; ++w) count += NextSignedDigit(s, w, layout.window_bits, carry) != 0;
+  counts[i] = count;
+}
+
+// Step 1c for scalar i: its entries at offsets[i], offsets[i] + 1, ... With
+// a density bitmap its base is number ranks[i / 64] + (set bits of its word
+// below i); without one, base i.
+CUZK_HD void DigitsStep(size_t i, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                        const uint32_t* offsets, uint32_t* keys, uint32_t* vals) {
+  uint32_t base = uint32_t(i);
+  if (words != nullptr) {
+    const uint64_t below = words[i / 64] & ((uint64_t(1) << (i % 64)) - 1);
+    base = ranks[i / 64] + uint32_t(Popcount64(below));
+  }
+  uint32_t s[8];
+  LoadCanonical(canon, i, s);
+  uint32_t carry = 0, at = offsets[i];
   for (uint32_t w = 0; w < layout.windows; ++w) {
     const int32_t d = NextSignedDigit(s, w, layout.window_bits, carry);
-    const size_t at = size_t(w) * n + i;
-    if (d == 0) {
-      keys[at] = layout.Sentinel();
-      vals[at] = 0;
-    } else {
-      keys[at] = w * layout.buckets + uint32_t(d < 0 ? -d : d) - 1;
-      vals[at] = base | (d < 0 ? kSignBit : 0u);
-    }
+    if (d == 0) continue;
+    keys[at] = w * layout.buckets + uint32_t(d < 0 ? -d : d) - 1;
+    vals[at] = base | (d < 0 ? kSignBit : 0u);
+    ++at;
   }
 }
 
