@@ -72,12 +72,12 @@ class CpuProofRunner final : public ProofRunner {
   void Enqueue(std::shared_ptr<ProofJob> job) override {
     auto active = std::make_shared<ActiveJob>();
     active->job = job;
-    active->proofs.resize(job->partitions.size());
-    active->queued = unsigned(job->partitions.size());
+    active->proofs.resize(job->PartitionCount());
+    active->queued = job->PartitionCount();
     {
       std::lock_guard lock(mu_);
       if (stopping_) throw std::runtime_error("the daemon is shutting down");
-      for (unsigned k = 0; k < job->partitions.size(); ++k) tasks_.insert({job->priority, job->sequence, k, active});
+      for (unsigned k = 0; k < job->PartitionCount(); ++k) tasks_.insert({job->priority, job->sequence, k, active});
       jobs_[job->id] = active;
     }
     cv_.notify_all();
@@ -289,9 +289,15 @@ class CpuProofRunner final : public ProofRunner {
     observer_->OnPartitionStage(job.id, k, PartitionStage::kSynthesizing);
     Timeline("SYNTH_START", job.id, part);
     auto t0 = Clock::now();
-    snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions[k]);
-    r1cs::Assignment z =
-        snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = options_.threads});
+    r1cs::Assignment z;
+    std::vector<ff::Fr> generic_inputs;  // GENERIC_R1CS: the public inputs, for verification
+    if (job.kind == JobKind::kGenericR1cs) {
+      z = job.witness;
+      generic_inputs = z.PublicInputs();
+    } else {
+      snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions[k]);
+      z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = options_.threads});
+    }
     std::vector<groth16::ProverInput> inputs;
     inputs.push_back(groth16::PrepareProverInput(params->pk, params->circuit, std::move(z), {.threads = options_.threads}));
     t.synthesis_ms = MsSince(t0);
@@ -318,8 +324,14 @@ class CpuProofRunner final : public ProofRunner {
     // cuzk returns SnapDeals proofs unverified; we never hand out a proof that fails.
     observer_->OnPartitionStage(job.id, k, PartitionStage::kVerifying);
     t0 = Clock::now();
-    const auto public_inputs = snapdeals::PartitionPublicInputs(job.shape, k, job.commitments).AsArray();
-    if (!groth16::Verify(params->pvk, proof, public_inputs)) {
+    bool valid;
+    if (job.kind == JobKind::kGenericR1cs) {
+      valid = groth16::Verify(params->pvk, proof, generic_inputs);
+    } else {
+      const auto public_inputs = snapdeals::PartitionPublicInputs(job.shape, k, job.commitments).AsArray();
+      valid = groth16::Verify(params->pvk, proof, public_inputs);
+    }
+    if (!valid) {
       throw std::runtime_error("the proof does not verify against the partition's public inputs");
     }
     t.verify_ms = MsSince(t0);

@@ -67,7 +67,7 @@ JobTracker::SubmitResult JobTracker::Submit(const std::string& request_id, const
   r->kind = job->kind;
   r->priority = job->priority;
   r->submitted = job->submitted;
-  r->partitions.assign(job->partitions.size(), PartitionStage::kPending);
+  r->partitions.assign(job->PartitionCount(), PartitionStage::kPending);
   r->cancel = job->cancel;
   jobs_[id] = r;
   if (!request_id.empty()) request_ids_[request_id] = id;

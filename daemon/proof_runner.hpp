@@ -35,6 +35,7 @@
 #include "engine/filecoin/commitment.hpp"
 #include "engine/filecoin/sector_shape.hpp"
 #include "engine/filecoin/vanilla_proof.hpp"
+#include "engine/r1cs/assignment.hpp"
 
 namespace cuzk::daemon {
 
@@ -60,11 +61,18 @@ struct ProofJob {
   JobPriority priority = 2;
   uint64_t sequence = 0;  // submission order
   std::chrono::steady_clock::time_point submitted;
+  // SNAP_DEALS_UPDATE
   filecoin::SectorShape shape;
   filecoin::Commitments commitments;
   std::vector<filecoin::PartitionProof> partitions;  // k order
-  SrsRegistry::Lease params;                         // counted in the set's ref_count while the job lives
+  // GENERIC_R1CS: the full assignment (ONE, public inputs, aux), one "partition"
+  r1cs::Assignment witness;
+  SrsRegistry::Lease params;  // counted in the set's ref_count while the job lives
   std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
+
+  unsigned PartitionCount() const {
+    return kind == JobKind::kGenericR1cs ? 1u : unsigned(partitions.size());
+  }
 };
 
 enum class PartitionStage { kPending, kSynthesizing, kSynthDone, kGpu, kVerifying, kDone, kFailed, kCancelled };

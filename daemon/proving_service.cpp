@@ -29,6 +29,10 @@ ProvingService::Submitted ProvingService::Submit(const v1::SubmitProofRequest& r
   v.job->sequence = core_->NextSequence();
   v.job->submitted = Clock::now();
   v.job->params = core_->srs().Acquire(v.circuit_id);
+  if (v.job->kind == JobKind::kGenericR1cs) {
+    // The witness length depends on the circuit: load it (once) before queueing.
+    BindGenericWitness(*v.job, *v.job->params.Get(nullptr));
+  }
   const JobTracker::SubmitResult s = core_->tracker().Submit(req.request_id(), v.digest, v.job);
   if (s.created) {
     try {
@@ -38,7 +42,7 @@ ProvingService::Submitted ProvingService::Submit(const v1::SubmitProofRequest& r
       throw ShuttingDownError(e.what());
     }
     spdlog::info("job {} queued: {} {} priority {}, {} partition(s)", s.job_id, JobKindName(v.job->kind),
-                 v.job->shape.Name(), v.job->priority, v.job->partitions.size());
+                 v.circuit_id, v.job->priority, v.job->PartitionCount());
   }
   return {s.job_id, core_->runner().QueuePosition(s.job_id).value_or(0)};
 }

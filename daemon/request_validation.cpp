@@ -75,7 +75,43 @@ std::string Digest(const SubmitProofRequest& r) {
   return std::string(d.begin(), d.end());
 }
 
+ValidatedRequest ValidateGeneric(const SubmitProofRequest& r) {
+  ValidatedRequest v;
+  SrsRegistry::CheckGenericCircuitId(r.circuit_id());
+  const std::string& w = r.witness();
+  if (w.empty() || w.size() % 32 != 0) {
+    throw InvalidRequestError("witness: " + std::to_string(w.size()) +
+                              " bytes, expected 32 per variable (canonical little-endian Fr, ONE first)");
+  }
+  auto job = std::make_shared<ProofJob>();
+  job->kind = JobKind::kGenericR1cs;
+  job->priority = ResolvePriority(r);
+  job->witness.values.resize(w.size() / 32);
+  for (size_t i = 0; i < job->witness.values.size(); ++i) {
+    filecoin::Domain d;
+    std::copy(w.begin() + std::ptrdiff_t(32 * i), w.begin() + std::ptrdiff_t(32 * i + 32), d.begin());
+    if (!filecoin::IsCanonical(d)) {
+      throw InvalidRequestError("witness[" + std::to_string(i) + "]: not a canonical BLS12-381 scalar");
+    }
+    job->witness.values[i] = filecoin::DomainToFr(d, "witness");
+  }
+  if (!(job->witness.values[0] == ff::Fr::One())) throw InvalidRequestError("witness[0] must be 1 (the ONE variable)");
+  v.circuit_id = r.circuit_id();
+  v.digest = Digest(r);
+  v.job = std::move(job);
+  return v;
+}
+
 }  // namespace
+
+void BindGenericWitness(ProofJob& job, const LoadedParams& params) {
+  const uint64_t n = params.circuit.num_variables();
+  if (job.witness.values.size() != n) {
+    throw InvalidRequestError("witness: " + std::to_string(job.witness.values.size()) + " values, circuit " +
+                              job.params.circuit_id() + " has " + std::to_string(n) + " variables");
+  }
+  job.witness.num_inputs = params.circuit.num_inputs;
+}
 
 ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
   switch (r.proof_kind()) {
@@ -86,7 +122,7 @@ ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
       throw UnimplementedError(std::string(cuzk::v1::ProofKind_Name(r.proof_kind())) +
                                " proofs are not implemented by this daemon yet (it proves SNAP_DEALS_UPDATE)");
     case cuzk::v1::GENERIC_R1CS:
-      throw UnimplementedError("GENERIC_R1CS jobs are not implemented by this daemon yet");
+      return ValidateGeneric(r);
     case cuzk::v1::PROOF_KIND_UNSPECIFIED:
       throw InvalidRequestError("proof_kind is not set (SNAP_DEALS_UPDATE = 2)");
     default:

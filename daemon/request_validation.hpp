@@ -6,7 +6,9 @@
 // bincode PartitionProof per partition (length, structure and canonical
 // values via the engine's reader, consistency via MakeCircuitWitness), and
 // three 32-byte canonical commitments. Every failure is an
-// InvalidRequestError naming the field.
+// InvalidRequestError naming the field. GENERIC_R1CS: circuit_id (a
+// generic id, see SrsRegistry) and a witness of canonical 32-byte values,
+// ONE first; its length is checked by BindGenericWitness.
 //
 //   ValidatedRequest v = ValidateSubmit(request);   // throws InvalidRequestError / UnimplementedError
 //   v.job->params = srs.Acquire(v.circuit_id);
@@ -25,5 +27,9 @@ struct ValidatedRequest {
 };
 
 ValidatedRequest ValidateSubmit(const cuzk::v1::SubmitProofRequest& request);
+
+// GENERIC_R1CS, once its circuit is loaded: the witness has one value per
+// variable (InvalidRequestError otherwise); sets witness.num_inputs.
+void BindGenericWitness(ProofJob& job, const LoadedParams& params);
 
 }  // namespace cuzk::daemon

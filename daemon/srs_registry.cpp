@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/circuits/snarkjs/r1cs_file.hpp"
+#include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/groth16/params_io.hpp"
 
 namespace cuzk::daemon {
@@ -14,8 +16,9 @@ namespace fs = std::filesystem;
 
 struct SrsRegistry::Entry {
   std::string circuit_id;
+  bool generic = false;
   filecoin::SectorShape shape;
-  std::string params_path, vk_path;
+  std::string params_path, vk_path;  // generic: the .zkey and the .r1cs
   std::atomic<uint32_t> refs{0};
   std::mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
   std::mutex mu;       // guards `loaded` (brief)
@@ -71,24 +74,54 @@ filecoin::SectorShape SrsRegistry::ParseCircuitId(const std::string& circuit_id)
   throw UnknownCircuitError("unknown circuit_id \"" + circuit_id + "\" (known: " + known + ")");
 }
 
+bool SrsRegistry::IsSnapCircuitId(const std::string& circuit_id) { return circuit_id.starts_with("snap-"); }
+
+void SrsRegistry::CheckGenericCircuitId(const std::string& circuit_id) {
+  const bool chars_ok = std::all_of(circuit_id.begin(), circuit_id.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+  if (circuit_id.empty() || circuit_id.size() > 128 || !chars_ok || circuit_id[0] == '.' ||
+      IsSnapCircuitId(circuit_id)) {
+    throw UnknownCircuitError("circuit_id \"" + circuit_id +
+                              "\": a generic circuit id is 1-128 characters of [A-Za-z0-9_.-], not starting with "
+                              "'.' or \"snap-\"");
+  }
+}
+
 std::shared_ptr<SrsRegistry::Entry> SrsRegistry::EntryFor(const std::string& circuit_id) {
-  const filecoin::SectorShape shape = ParseCircuitId(circuit_id);
+  const bool generic = !IsSnapCircuitId(circuit_id);
+  filecoin::SectorShape shape;
+  if (generic) {
+    CheckGenericCircuitId(circuit_id);
+  } else {
+    shape = ParseCircuitId(circuit_id);
+  }
   std::lock_guard lock(mu_);
   for (auto& e : entries_) {
     if (e->circuit_id == circuit_id) return e;
   }
   auto e = std::make_shared<Entry>();
   e->circuit_id = circuit_id;
+  e->generic = generic;
   e->shape = shape;
-  const std::string stem = (fs::path(param_cache_) / snapdeals::EmptySectorUpdateParamsStem(shape)).string();
-  e->params_path = stem + ".params";
-  e->vk_path = stem + ".vk";
+  if (generic) {
+    e->params_path = (fs::path(param_cache_) / (circuit_id + ".zkey")).string();
+    e->vk_path = (fs::path(param_cache_) / (circuit_id + ".r1cs")).string();
+  } else {
+    const std::string stem = (fs::path(param_cache_) / snapdeals::EmptySectorUpdateParamsStem(shape)).string();
+    e->params_path = stem + ".params";
+    e->vk_path = stem + ".vk";
+  }
   entries_.push_back(e);
   return e;
 }
 
 SrsRegistry::Lease SrsRegistry::Acquire(const std::string& circuit_id) {
   auto entry = EntryFor(circuit_id);
+  if (!entry->Loaded() && entry->generic && (!fs::exists(entry->params_path) || !fs::exists(entry->vk_path))) {
+    throw SrsUnavailableError("generic circuit " + circuit_id + " not found: needs " + entry->vk_path + " (circom) and " +
+                              entry->params_path + " (snarkjs Groth16 zkey) in srs.param_cache");
+  }
   if (!entry->Loaded() && !fs::exists(entry->params_path)) {
     throw SrsUnavailableError("parameters for " + circuit_id + " not found: " + entry->params_path +
                               " (srs.param_cache; `cuzk-cli snap setup --sector-size " +
@@ -103,12 +136,23 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
   if (!p) {
     auto fresh = std::make_shared<LoadedParams>();
+    fresh->generic = entry.generic;
     fresh->shape = entry.shape;
-    fresh->circuit = snapdeals::CompileEmptySectorUpdate(entry.shape);
-    groth16::ParamsReadOptions options;
-    options.threads = threads_;
     try {
-      fresh->pk = groth16::ReadParamsForCircuit(entry.params_path, fresh->circuit, options);
+      if (entry.generic) {
+        snarkjs::R1csFile r1cs = snarkjs::ReadR1cs(entry.vk_path);
+        snarkjs::ZkeyReadOptions options;
+        options.threads = threads_;
+        snarkjs::ZkeyFile zkey = snarkjs::ReadZkey(entry.params_path, options);
+        snarkjs::CheckZkeyMatchesR1cs(zkey, r1cs);
+        fresh->circuit = std::move(r1cs.circuit);
+        fresh->pk = std::move(zkey.pk);
+      } else {
+        fresh->circuit = snapdeals::CompileEmptySectorUpdate(entry.shape);
+        groth16::ParamsReadOptions options;
+        options.threads = threads_;
+        fresh->pk = groth16::ReadParamsForCircuit(entry.params_path, fresh->circuit, options);
+      }
     } catch (const std::exception& e) {
       throw SrsUnavailableError("cannot load parameters for " + entry.circuit_id + ": " + e.what());
     }
@@ -178,6 +222,20 @@ std::vector<SrsInfo> SrsRegistry::List() const {
           (fs::path(param_cache_) / (snapdeals::EmptySectorUpdateParamsStem(shape) + ".params")).string();
       info.size_bytes = FileSize(info.params_path);
       if (info.size_bytes == 0) continue;  // no file, never used: not listed
+    }
+    out.push_back(std::move(info));
+  }
+  for (const auto& e : entries) {  // generic circuits that were used or preloaded
+    if (!e->generic) continue;
+    SrsInfo info;
+    info.circuit_id = e->circuit_id;
+    info.params_path = e->params_path;
+    info.ref_count = e->refs.load();
+    if (auto p = e->Loaded()) {
+      info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
+      info.size_bytes = p->resident_bytes;
+    } else {
+      info.size_bytes = FileSize(e->params_path);
     }
     out.push_back(std::move(info));
   }

@@ -13,7 +13,10 @@
 // (SrsInUseError) and otherwise drops the registry's reference: the memory
 // goes when the last user lets go. Circuit ids are cuzk's: "snap-32g",
 // "snap-2k", "snap-8m", "snap-512m", "snap-64g" (and the test sizes,
-// "snap-1k", "snap-8k", ...). Loading a 2 KiB set: record the circuit (~0.6 s)
+// "snap-1k", "snap-8k", ...), bellperson files under Filecoin's names. Any
+// other id ([A-Za-z0-9_.-]+) names a generic circuit (GENERIC_R1CS jobs):
+// <param_cache>/<id>.r1cs (circom) and <id>.zkey (snarkjs Groth16), checked
+// against each other when loaded. Loading a 2 KiB set: record the circuit (~0.6 s)
 // and decode the 655 MB .params (~2.4 s on one core); resident ~2 GB.
 #include <chrono>
 #include <cstdint>
@@ -48,7 +51,8 @@ class UnknownCircuitError : public std::invalid_argument {
 };
 
 struct LoadedParams {
-  filecoin::SectorShape shape;
+  bool generic = false;          // a GENERIC_R1CS circuit (r1cs + zkey), else SnapDeals
+  filecoin::SectorShape shape;   // SnapDeals only
   r1cs::CompiledCircuit circuit;
   groth16::ProvingKey pk;
   groth16::PreparedVerifyingKey pvk;
@@ -76,6 +80,9 @@ class SrsRegistry {
   // "snap-2k" for a 2 KiB shape; ParseCircuitId is its inverse (UnknownCircuitError).
   static std::string SnapCircuitId(const filecoin::SectorShape& shape);
   static filecoin::SectorShape ParseCircuitId(const std::string& circuit_id);
+  static bool IsSnapCircuitId(const std::string& circuit_id);
+  // UnknownCircuitError unless [A-Za-z0-9_.-]{1,128}, not starting with "." or "snap-".
+  static void CheckGenericCircuitId(const std::string& circuit_id);
 
   // A job's hold on a parameter set: counted in ref_count while alive.
   class Lease {

@@ -25,6 +25,7 @@ using Clock = std::chrono::steady_clock;
 std::string FixtureDir() { return CUZK_DAEMON_FIXTURE_DIR; }
 std::string SectorDir() { return FixtureDir() + "/sector-2k"; }
 std::string ParamCache() { return FixtureDir() + "/params"; }
+std::string R1csFixtureDir() { return CUZK_DAEMON_R1CS_FIXTURE_DIR; }
 
 namespace {
 
@@ -79,14 +80,14 @@ int WaitExit(pid_t pid, std::chrono::seconds timeout) {
 
 }  // namespace
 
-DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults) {
+DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults, const std::string& param_cache) {
   dir_ = MakeTempDir();
   socket_ = dir_ + "/run/cuzk.sock";  // parent created by the daemon
   log_path_ = dir_ + "/daemon.log";
   std::string toml;
   if (with_defaults) {
     toml = "[daemon]\nlisten = \"unix://" + socket_ + "\"\nstatus_listen = \"127.0.0.1:0\"\n" + extra_toml +
-           "\n[srs]\nparam_cache = \"" + ParamCache() + "\"\n";
+           "\n[srs]\nparam_cache = \"" + (param_cache.empty() ? ParamCache() : param_cache) + "\"\n";
   } else {
     toml = extra_toml;
   }

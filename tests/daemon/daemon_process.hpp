@@ -20,13 +20,16 @@ namespace cuzk::test {
 std::string FixtureDir();
 std::string SectorDir();
 std::string ParamCache();
+// The r1cs fixture: multi_public.{r1cs,zkey,wtns} (GENERIC_R1CS jobs).
+std::string R1csFixtureDir();
 
 class DaemonProcess {
  public:
   // extra_toml is appended to a config with listen = unix://<tmp>/cuzk.sock,
   // status_listen = 127.0.0.1:0 and srs.param_cache = the fixture's (when
   // with_defaults). Waits for READY.
-  explicit DaemonProcess(const std::string& extra_toml, bool with_defaults = true);
+  // param_cache: instead of the fixture's.
+  explicit DaemonProcess(const std::string& extra_toml, bool with_defaults = true, const std::string& param_cache = "");
   ~DaemonProcess();  // SIGKILL if still running
 
   std::unique_ptr<cuzk::v1::ProvingEngine::Stub> Stub() const;

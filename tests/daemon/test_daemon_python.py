@@ -5,9 +5,9 @@ at build time): a 2 KiB SnapDeals proof via Prove, checked by `cuzk-cli snap
 verify`; reflection lists cuzk.v1.ProvingEngine and serves its descriptor;
 health; GetMetrics parses as Prometheus text exposition (strictly, with
 histogram and counter invariants); GET /status parses as JSON;
-PreloadSRS/EvictSRS; SIGTERM exits 0.
+PreloadSRS/EvictSRS; the cuzk-bench client subcommands; SIGTERM exits 0.
 
-  test_daemon_python.py --daemon BIN --cli CUZK_CLI --stubs DIR --fixture DIR
+  test_daemon_python.py --daemon BIN --cli CUZK_CLI --bench CUZK_BENCH --stubs DIR --fixture DIR
 """
 import argparse
 import json
@@ -290,6 +290,29 @@ class PythonClient(unittest.TestCase):
         self.assertEqual(missing.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
         self.assertIn("not found", missing.exception.details())
 
+    def test_5b_cuzk_bench_client_commands(self):
+        addr = "unix://" + self.d.socket
+        run = lambda *a: subprocess.run([ARGS.bench, *a, "--addr", addr], capture_output=True, text=True, timeout=120)
+        st = run("status", "--json")
+        self.assertEqual(st.returncode, 0, st.stderr)
+        self.assertEqual(int(json.loads(st.stdout)["totalProofsCompleted"]), 1)
+        m = run("metrics")
+        self.assertEqual(m.returncode, 0, m.stderr)
+        self.assertEqual(value(parse_prometheus(m.stdout), "cuzk_proofs_completed_total"), 1)
+        c = run("cancel", "--job-id", "no-such-job")
+        self.assertNotEqual(c.returncode, 0)
+        self.assertIn("NOT_FOUND", c.stderr)
+        p = run("preload", "--circuit-id", "snap-2k")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("loaded in", p.stdout)
+        e = run("evict", "--circuit-id", "snap-2k")
+        self.assertEqual(e.returncode, 0, e.stderr)
+        self.assertIn("evicted", e.stdout)
+        # TCP form of --addr is accepted too (nothing listens there: UNAVAILABLE, not a usage error).
+        t = subprocess.run([ARGS.bench, "status", "--addr", "127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(t.returncode, 0)
+        self.assertIn("UNAVAILABLE", t.stderr)
+
     def test_6_sigterm_exits_zero(self):
         self.assertEqual(self.d.stop(signal.SIGTERM), 0, self.d.read_log())
         for line in self.d.read_log().splitlines():  # logging.format = "json": every line is an object
@@ -301,6 +324,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--daemon", required=True)
     p.add_argument("--cli", required=True)
+    p.add_argument("--bench", required=True)
     p.add_argument("--stubs", required=True)
     p.add_argument("--fixture", required=True)
     ARGS, rest = p.parse_known_args()
