@@ -195,22 +195,38 @@ TEST_P(SyntheticModes, TamperedWitnessNamesTheFirstFailingRow) {
   auto [log_size, num_public] = GetParam();
   synthetic::SyntheticParams p{.log_size = log_size, .num_public = num_public};
   CompiledCircuit c = synthetic::Record(p);
-  Assignment z = synthetic::Witness(p, test::TestSeed());
+  // One seed for the witness and the tampering, so that CUZK_TEST_SEED replays both.
   auto rng = test::SeededRng();
-  // Tamper with a constrained aux variable; the expected first failure is
-  // the smallest row that mentions it.
-  uint64_t var = 0, expect = UINT64_MAX;
-  while (expect == UINT64_MAX) {
-    var = z.num_inputs + rng() % z.num_aux();
+  Assignment z = synthetic::Witness(p, rng());
+  ASSERT_TRUE(IsSatisfied(c, z.values));
+  // Add one to a constrained aux variable. The expected first failure is the smallest row that mentions
+  // it and no longer holds, found here by evaluating those rows one at a time: a row can survive the
+  // change (b * (1 - b) = 0 with b going from 0 to 1, x * y = z with y = 0), so "the first row that
+  // mentions it" alone would be wrong. Rows that do not mention it still hold. A variable all of whose
+  // rows survive is put back and another one drawn.
+  auto row_value = [&](const CsrMatrix& m, uint64_t r) {
+    Fr acc = Fr::Zero();
+    for (uint64_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) acc += m.values[k] * z.values[m.columns[k]];
+    return acc;
+  };
+  auto mentions = [&](uint64_t r, uint64_t v) {
     for (const CsrMatrix* m : {&c.a, &c.b, &c.c}) {
-      for (uint64_t r = 0; r < m->rows() && r < expect; ++r) {
-        for (uint64_t k = m->row_offsets[r]; k < m->row_offsets[r + 1]; ++k) {
-          if (m->columns[k] == var) expect = std::min(expect, r);
-        }
+      for (uint64_t k = m->row_offsets[r]; k < m->row_offsets[r + 1]; ++k) {
+        if (m->columns[k] == v) return true;
       }
     }
+    return false;
+  };
+  uint64_t var = 0, expect = UINT64_MAX;
+  for (int attempt = 0; expect == UINT64_MAX; ++attempt) {
+    ASSERT_LT(attempt, 1000) << "no aux variable whose change breaks a row";
+    if (attempt > 0) z.values[var] -= Fr::One();
+    var = z.num_inputs + rng() % z.num_aux();
+    z.values[var] += Fr::One();
+    for (uint64_t r = 0; r < c.num_constraints() && expect == UINT64_MAX; ++r) {
+      if (mentions(r, var) && row_value(c.a, r) * row_value(c.b, r) != row_value(c.c, r)) expect = r;
+    }
   }
-  z.values[var] += Fr::One();
   ConstraintFailure f;
   ASSERT_FALSE(IsSatisfied(c, z.values, &f));
   EXPECT_EQ(f.index, expect);
