@@ -61,7 +61,8 @@ std::string DaemonCore::StatusJson() const {
       {"gpus", gpus},
       {"srs", srs},
       {"queues", queues},
-      {"pipelines", pipelines},
+      {"jobs", pipelines},       // every job the tracker holds (active and retained)
+      {"pipelines", pipelines},  // the same, under cuzk's name
       {"counters",
        {{"submitted", tc.submitted},
         {"completed", tc.completed},
