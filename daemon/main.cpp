@@ -98,14 +98,19 @@ int Run(const Config& config) {
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
   builder.RegisterService(&service);
+  // The socket is created with mode 0660 (umask 0117 while binding), not
+  // chmod-ed after a window in which anyone could connect.
+  mode_t old_umask = 0;
+  if (listen.is_unix) old_umask = umask(0117);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (listen.is_unix) umask(old_umask);
   if (!server) {
     spdlog::error("cannot listen on {}", config.daemon.listen);
     return 1;
   }
   std::string grpc_target = listen.GrpcTarget();
   if (listen.is_unix) {
-    chmod(listen.path.c_str(), 0660);  // owner and group (Curio's user) only
+    chmod(listen.path.c_str(), 0660);  // owner and group (Curio's user) only, whatever the umask did
   } else {
     grpc_target = (listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host) + ":" +
                   std::to_string(bound_port);
