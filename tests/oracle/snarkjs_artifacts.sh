@@ -36,7 +36,10 @@ ptau="${CUZK_PTAU:-$repo/../shared/testdata/pot12_bls12381.ptau}"
 snarkjs="$here/node_modules/.bin/snarkjs"
 circom2="$here/node_modules/.bin/circom2"
 src="$here/circuits/$circuit.circom"
-for f in "$ptau" "$snarkjs" "$circom2" "$src"; do
+# The ptau lives in the shared folder next to the repository (../shared), not in it: a clone placed
+# elsewhere needs CUZK_PTAU.
+[ -e "$ptau" ] || { echo "missing $ptau (the shared test data next to the repository; set CUZK_PTAU to its path)" >&2; exit 2; }
+for f in "$snarkjs" "$circom2" "$src"; do
   [ -e "$f" ] || { echo "missing $f (run scripts/setup.sh for the npm packages)" >&2; exit 2; }
 done
 
