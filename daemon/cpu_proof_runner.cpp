@@ -225,6 +225,7 @@ class CpuProofRunner final : public ProofRunner {
         spdlog::error("job {}: {}", job.id, error);
       }
     }
+    observer_->OnPartitionTimes(job.id, k, t);
     observer_->OnPartitionStage(job.id, k, end_stage);
     FinishTask(std::move(task.active), end_stage, error, t);
   }

@@ -13,6 +13,7 @@ struct JobTracker::Record {
   JobState state = JobState::kQueued;
   Clock::time_point submitted, ended;
   std::vector<PartitionStage> partitions;
+  std::vector<JobTimings> partition_times;
   std::shared_ptr<CancelToken> cancel;
   bool stopping = false;  // cancelled while running; the runner still holds it
   std::vector<uint8_t> proof;
@@ -68,6 +69,7 @@ JobTracker::SubmitResult JobTracker::Submit(const std::string& request_id, const
   r->priority = job->priority;
   r->submitted = job->submitted;
   r->partitions.assign(job->PartitionCount(), PartitionStage::kPending);
+  r->partition_times.assign(job->PartitionCount(), JobTimings{});
   r->cancel = job->cancel;
   jobs_[id] = r;
   if (!request_id.empty()) request_ids_[request_id] = id;
@@ -86,6 +88,7 @@ JobView JobTracker::ViewLocked(const Record& r) const {
   v.error = r.error;
   v.timings = r.timings;
   v.partitions = r.partitions;
+  v.partition_times = r.partition_times;
   v.stopping = r.stopping;
   v.age_ms = std::chrono::duration<double, std::milli>(Clock::now() - r.submitted).count();
   return v;
@@ -198,6 +201,12 @@ void JobTracker::OnPartitionStage(const std::string& job_id, unsigned partition,
   std::lock_guard lock(mu_);
   auto it = jobs_.find(job_id);
   if (it != jobs_.end() && partition < it->second->partitions.size()) it->second->partitions[partition] = stage;
+}
+
+void JobTracker::OnPartitionTimes(const std::string& job_id, unsigned partition, const JobTimings& times) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it != jobs_.end() && partition < it->second->partition_times.size()) it->second->partition_times[partition] = times;
 }
 
 void JobTracker::OnJobFinished(const std::string& job_id, JobOutcome outcome) {

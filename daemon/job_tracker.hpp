@@ -51,6 +51,7 @@ struct JobView {
   std::string error;
   JobTimings timings;
   std::vector<PartitionStage> partitions;
+  std::vector<JobTimings> partition_times;  // per partition, once it ended
   double age_ms = 0;
   bool stopping = false;  // cancelled while running: the runner has not yet let go of it
 };
@@ -96,6 +97,7 @@ class JobTracker final : public JobObserver {
   // JobObserver (runner threads).
   void OnJobStarted(const std::string& job_id) override;
   void OnPartitionStage(const std::string& job_id, unsigned partition, PartitionStage stage) override;
+  void OnPartitionTimes(const std::string& job_id, unsigned partition, const JobTimings& times) override;
   void OnJobFinished(const std::string& job_id, JobOutcome outcome) override;
 
  private:

@@ -100,6 +100,8 @@ class JobObserver {
   virtual ~JobObserver() = default;
   virtual void OnJobStarted(const std::string& job_id) = 0;
   virtual void OnPartitionStage(const std::string& job_id, unsigned partition, PartitionStage stage) = 0;
+  // A partition's own times (synthesis_ms, gpu_ms, ...) when it ends (for /status).
+  virtual void OnPartitionTimes(const std::string& job_id, unsigned partition, const JobTimings& times) {}
   virtual void OnJobFinished(const std::string& job_id, JobOutcome outcome) = 0;
 };
 

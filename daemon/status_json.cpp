@@ -16,7 +16,12 @@ std::string DaemonCore::StatusJson() const {
   for (const JobView& v : tracker_.Snapshot()) {
     json parts = json::array();
     for (size_t k = 0; k < v.partitions.size(); ++k) {
-      parts.push_back({{"partition", k}, {"state", PartitionStageName(v.partitions[k])}});
+      const JobTimings& t = v.partition_times[k];
+      parts.push_back({{"partition", k},
+                       {"state", PartitionStageName(v.partitions[k])},
+                       {"synth_ms", uint64_t(t.synthesis_ms)},
+                       {"gpu_ms", uint64_t(t.gpu_ms)},
+                       {"verify_ms", uint64_t(t.verify_ms)}});
     }
     pipelines.push_back({{"job_id", v.id},
                          {"proof_kind", JobKindName(v.kind)},

@@ -268,6 +268,8 @@ class PythonClient(unittest.TestCase):
         job = [p for p in s["pipelines"] if p["job_id"] == "snap-7-1"][0]
         self.assertEqual(job["state"], "completed")
         self.assertEqual([p["state"] for p in job["partitions"]], ["done"])
+        self.assertGreater(job["partitions"][0]["gpu_ms"], 0)
+        self.assertEqual(s["jobs"], s["pipelines"])
         st = self.d.stub.GetStatus(pb.GetStatusRequest(), timeout=5)
         self.assertEqual(st.total_proofs_completed, 1)
         self.assertEqual(st.pinned_memory_limit_bytes, s["memory"]["pinned_limit"])
