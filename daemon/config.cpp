@@ -12,7 +12,14 @@
 namespace cuzk::daemon {
 namespace {
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string Quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  out += s;
+  out += '"';
+  return out;
+}
 
 // Digits then a unit from `units` (name -> multiplier); no sign, no space, no fraction.
 std::optional<uint64_t> ParseWithUnit(std::string_view text, const std::vector<std::pair<std::string_view, uint64_t>>& units) {
