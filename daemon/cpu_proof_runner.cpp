@@ -306,8 +306,12 @@ class CpuProofRunner final : public ProofRunner {
     observer_->OnPartitionStage(job.id, k, PartitionStage::kSynthDone);
     Boundary(job);
 
+    // The CPU runner has no GPU queue: the same worker picks the partition up
+    // at once. The events keep cuzk's log format complete for existing tools.
+    Timeline("GPU_QUEUE", job.id, part);
     observer_->OnPartitionStage(job.id, k, PartitionStage::kGpu);
     const std::string wp = "worker=" + std::to_string(worker) + "," + part;
+    Timeline("GPU_PICKUP", job.id, wp);
     Timeline("GPU_START", job.id, wp);
     t0 = Clock::now();
     std::vector<groth16::PendingProof> pending = backend_.ProveStart(params->pk, inputs);
