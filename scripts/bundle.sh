@@ -130,7 +130,7 @@ declare -A host_libs=()    # soname -> "glibc" | "driver"
 max_glibc=""
 glibc_of() {  # highest GLIBC_x.y symbol version a file references
   readelf -W --dyn-syms --version-info "$1" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' |
-    sort -uV | tail -1
+    sort -uV | tail -1 || true
 }
 bump_glibc() {
   local v=$1
@@ -249,7 +249,11 @@ cuda_archs=""
 cuda_on=""
 if [[ -f $build_dir/CMakeCache.txt ]]; then
   cuda_archs=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
-  cuda_on=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+fi
+# The CUDA compiler CMake enabled (not a cache entry: CMakeLists sets it).
+cuda_cmake=$(ls "$build_dir"/CMakeFiles/*/CMakeCUDACompiler.cmake 2>/dev/null | head -1 || true)
+if [[ -n $cuda_cmake ]]; then
+  cuda_on="$(sed -n 's/^set(CMAKE_CUDA_COMPILER "\(.*\)")$/\1/p' "$cuda_cmake") $(sed -n 's/^set(CMAKE_CUDA_COMPILER_VERSION "\(.*\)")$/\1/p' "$cuda_cmake")"
 fi
 {
   echo "name: $name"
