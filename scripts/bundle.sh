@@ -77,9 +77,12 @@ if ((do_build)); then
   cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_BUILD_TESTS=OFF \
     -DCUZK_BUILD_BENCHMARKS=OFF ${CUZK_CMAKE_ARGS:-}
   targets=()
+  # Build only targets this configuration defines (no daemon folder yet, no CUDA...).
+  # The list is read whole first: `ninja ... | grep -q` would fail under pipefail
+  # whenever grep stops reading early.
+  defined=$(ninja -C "$build_dir" -t targets all 2>/dev/null || true)
   for t in "${TOOLS[@]}"; do
-    # Build only targets this configuration defines (no daemon folder yet, no CUDA...).
-    if ninja -C "$build_dir" -t targets all 2>/dev/null | grep -q "^$t: "; then targets+=("$t"); fi
+    if grep -q "^$t: " <<<"$defined"; then targets+=("$t"); fi
   done
   ((${#targets[@]})) || die "the build in $build_dir defines none of: ${TOOLS[*]}"
   cmake --build "$build_dir" --target "${targets[@]}" -j "${CUZK_BUILD_JOBS:-2}"
@@ -143,8 +146,9 @@ for t in "${present[@]}"; do
   exe=$bin_dir/$t
   # RPATH (unlike RUNPATH) is searched before LD_LIBRARY_PATH: a build-tree
   # path there could shadow the bundle's libraries on a host that has it.
-  if readelf -d "$exe" | grep -q '(RPATH)'; then
-    note "warning: $t has an RPATH ($(readelf -d "$exe" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')); it is searched before the bundle's lib/"
+  dyn=$(readelf -d "$exe")
+  if grep -q '(RPATH)' <<<"$dyn"; then
+    note "warning: $t has an RPATH ($(sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p' <<<"$dyn")); it is searched before the bundle's lib/"
   fi
   ldd_out=$(ldd "$exe" 2>&1) || die "ldd $exe failed: $ldd_out"
   if grep -q 'not found' <<<"$ldd_out"; then

@@ -138,7 +138,8 @@ EOF
     else
       bad "GET /status on $status: $(head -3 <<<"${resp:-no answer}")"
     fi
-    if "${clean_env[@]}" "$root/bin/cuzk-bench" --help 2>&1 | grep -Eq '^  status( |$)'; then
+    bench_help=$("${clean_env[@]}" "$root/bin/cuzk-bench" --help 2>&1 || true)
+    if grep -Eq '^  status( |$)' <<<"$bench_help"; then
       for sub in status metrics; do
         if out=$("${clean_env[@]}" timeout 30 "$root/bin/cuzk-bench" "$sub" --addr "$grpc" 2>&1); then
           echo "ok: cuzk-bench $sub --addr $grpc: $(head -1 <<<"$out")"
