@@ -14,6 +14,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for cfg in docker/cuzk.docker.toml deploy/cuzk.toml; do
+  # Fresh files per run: the shell truncates them in the child, after this loop
+  # may already have looked, so a reused file could show the previous READY.
+  rm -f "$tmp/out" "$tmp/err"
+  : >"$tmp/out"
   "$daemon" --config "$repo/$cfg" --listen 127.0.0.1:0 --status-listen 127.0.0.1:0 >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 150); do
