@@ -128,6 +128,7 @@ level = "info"
 EOF
 cat "$work/cuzk.toml"
 echo "\$ $bin/cuzk-daemon --config $work/cuzk.toml ${daemon_args[*]} >$work/daemon.out 2>$work/daemon.log &"
+: >"$work/daemon.out"  # empty now: a reused work directory holds the last run's READY line
 "$bin/cuzk-daemon" --config "$work/cuzk.toml" "${daemon_args[@]}" >"$work/daemon.out" 2>"$work/daemon.log" &
 dpid=$!
 for _ in $(seq 600); do
