@@ -16,8 +16,11 @@ DEB_PACKAGES=(
 )
 # Node.js runs the npm test oracles; take Debian's only where no node/npm is present
 # (a machine with a newer Node.js from elsewhere keeps it: Debian's npm conflicts with it).
-command -v node >/dev/null 2>&1 || DEB_PACKAGES+=(nodejs)
-command -v npm >/dev/null 2>&1 || DEB_PACKAGES+=(npm)
+# CUZK_SKIP_NPM=1 (image builds: no test oracles) needs neither.
+if [[ "${CUZK_SKIP_NPM:-0}" != 1 ]]; then
+  command -v node >/dev/null 2>&1 || DEB_PACKAGES+=(nodejs)
+  command -v npm >/dev/null 2>&1 || DEB_PACKAGES+=(npm)
+fi
 
 missing_packages() {
   local p
