@@ -1,0 +1,472 @@
+// PipelineProofRunner with real 2 KiB SnapDeals jobs on CPU-backend workers:
+// a merged proof that verifies (and nothing held afterwards), priority order
+// of queued jobs with QueuePosition and RemoveQueued, a cancelled job
+// (kCancelled, every reservation released), a corrupt partition (the job
+// fails once, its siblings are skipped), a job larger than the budget
+// (refused at once, nothing queued).
+#include "daemon/pipeline_proof_runner.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "daemon/request_validation.hpp"
+#include "daemon/srs_registry.hpp"
+#include "engine/circuits/snarkjs/wtns_file.hpp"
+#include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/circuits/snapdeals/native/public_inputs.hpp"
+#include "engine/circuits/snapdeals/native/test_sector.hpp"
+#include "engine/groth16/params_io.hpp"
+#include "engine/groth16/proof_encoding.hpp"
+#include "engine/groth16/setup.hpp"
+#include "engine/groth16/verifier.hpp"
+#include "scheduler/timeline.hpp"
+
+namespace cuzk::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const filecoin::SectorShape& Shape() {
+  static const filecoin::SectorShape shape = filecoin::SectorShape::FromSectorSize(2048);
+  return shape;
+}
+
+std::string ParamDir() {
+  const char* env = std::getenv("CUZK_PIPELINE_TEST_PARAMS");
+  return env && *env ? env : CUZK_PIPELINE_PARAM_CACHE;
+}
+
+std::string R1csDir() {
+  const char* env = std::getenv("CUZK_PIPELINE_TEST_R1CS");
+  return env && *env ? env : CUZK_PIPELINE_R1CS_FIXTURE;
+}
+
+fs::path ParamFile(const std::string& ext) {
+  return fs::path(ParamDir()) / (snapdeals::EmptySectorUpdateParamsStem(Shape()) + ext);
+}
+
+// The daemon fixture's parameters, or a local setup written once (under a
+// lock, through a scratch directory, so a concurrent test never reads a
+// partial file).
+void EnsureParams() {
+  if (fs::exists(ParamFile(".params")) && fs::exists(ParamFile(".vk"))) return;
+  fs::create_directories(ParamDir());
+  const std::string lock_path = ParamDir() + "/.pipeline-test-setup.lock";
+  const int fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR, 0644);
+  ASSERT_GE(fd, 0) << lock_path;
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  if (!fs::exists(ParamFile(".params")) || !fs::exists(ParamFile(".vk"))) {
+    std::fprintf(stderr, "no 2 KiB parameters in %s: local setup (minutes on one core)\n", ParamDir().c_str());
+    const r1cs::CompiledCircuit circuit = snapdeals::CompileEmptySectorUpdate(Shape());
+    const groth16::ProvingKey pk = groth16::GenerateParameters(circuit);
+    const fs::path tmp = fs::path(ParamDir()) / ("pipeline-setup." + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    const fs::path params = tmp / ParamFile(".params").filename(), vk = tmp / ParamFile(".vk").filename();
+    groth16::WriteParams(pk, params.string());
+    groth16::WriteVerifyingKey(pk.vk, vk.string());
+    fs::rename(params, ParamFile(".params"));
+    fs::rename(vk, ParamFile(".vk"));
+    fs::remove_all(tmp);
+  }
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+}
+
+const snapdeals::TestSector& Sector() {
+  static const snapdeals::TestSector s = [] {
+    snapdeals::TestSectorOptions o;
+    o.sector_bytes = 2048;
+    o.seed = 1;
+    return snapdeals::GenerateTestSector(o);
+  }();
+  return s;
+}
+
+// One registry per process: the 655 MB parameter set is decoded once.
+SrsRegistry& Srs() {
+  static SrsRegistry srs(ParamDir(), 0);
+  return srs;
+}
+
+uint32_t SrsRefCount() {
+  for (const SrsInfo& i : Srs().List())
+    if (i.circuit_id == "snap-2k") return i.ref_count;
+  return 0;
+}
+
+std::shared_ptr<ProofJob> MakeJob(const std::string& id, JobPriority priority, unsigned copies = 1) {
+  static uint64_t sequence = 0;
+  auto job = std::make_shared<ProofJob>();
+  job->id = id;
+  job->kind = JobKind::kSnapDeals;
+  job->priority = priority;
+  job->sequence = sequence++;
+  job->submitted = Clock::now();
+  job->shape = Shape();
+  job->commitments = Sector().commitments;
+  for (unsigned i = 0; i < copies; ++i) job->partitions.push_back(Sector().partition_proofs.at(0));
+  job->params = Srs().Acquire("snap-2k");
+  return job;
+}
+
+// Everything the runner tells the observer, checked for the contract as it arrives.
+class Recorder : public JobObserver {
+ public:
+  struct Job {
+    std::vector<std::pair<unsigned, PartitionStage>> stages;
+    std::map<unsigned, JobTimings> times;
+    unsigned started = 0, finished = 0;
+    bool late_callback = false;  // anything after OnJobFinished
+    std::optional<JobOutcome> outcome;
+    uint32_t srs_refs_at_finish = ~0u;
+  };
+
+  void OnJobStarted(const std::string& id) override {
+    std::lock_guard lock(mu_);
+    Job& j = jobs_[id];
+    j.late_callback |= j.finished > 0;
+    ++j.started;
+    start_order_.push_back(id);
+    cv_.notify_all();
+  }
+  void OnPartitionStage(const std::string& id, unsigned p, PartitionStage stage) override {
+    std::lock_guard lock(mu_);
+    Job& j = jobs_[id];
+    j.late_callback |= j.finished > 0;
+    j.stages.emplace_back(p, stage);
+    cv_.notify_all();
+  }
+  void OnPartitionTimes(const std::string& id, unsigned p, const JobTimings& t) override {
+    std::lock_guard lock(mu_);
+    Job& j = jobs_[id];
+    j.late_callback |= j.finished > 0;
+    j.times[p] = t;
+  }
+  void OnJobFinished(const std::string& id, JobOutcome outcome) override {
+    const uint32_t refs = SrsRefCount();  // the runner must have dropped its lease by now
+    std::lock_guard lock(mu_);
+    Job& j = jobs_[id];
+    ++j.finished;
+    j.outcome = std::move(outcome);
+    j.srs_refs_at_finish = refs;
+    cv_.notify_all();
+  }
+
+  Job Get(const std::string& id) {
+    std::lock_guard lock(mu_);
+    return jobs_[id];
+  }
+  bool WaitFinished(const std::string& id, std::chrono::seconds timeout = 300s) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return jobs_[id].finished > 0; });
+  }
+  bool WaitStarted(const std::string& id, std::chrono::seconds timeout = 300s) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return jobs_[id].started > 0; });
+  }
+  bool WaitStage(const std::string& id, PartitionStage stage, std::chrono::seconds timeout = 300s) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] {
+      const auto& s = jobs_[id].stages;
+      return std::any_of(s.begin(), s.end(), [&](auto& e) { return e.second == stage; });
+    });
+  }
+  std::vector<std::string> StartOrder() {
+    std::lock_guard lock(mu_);
+    return start_order_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Job> jobs_;
+  std::vector<std::string> start_order_;
+};
+
+struct Lines {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  scheduler::TimelineSink Sink() {
+    return [this](std::string_view l) {
+      std::lock_guard lock(mu);
+      lines.emplace_back(l);
+    };
+  }
+  size_t Count(const std::string& event) {
+    std::lock_guard lock(mu);
+    size_t n = 0;
+    for (auto& l : lines)
+      if (auto e = scheduler::ParseTimelineLine(l); e && e->event == event) ++n;
+    return n;
+  }
+};
+
+PipelineRunnerOptions CpuOptions(Lines* lines, uint64_t budget = 8ull << 30) {
+  PipelineRunnerOptions o;
+  o.synthesis_threads = 1;
+  o.engine_threads = 0;
+  o.cpu_workers = true;
+  o.workers_per_device = 1;
+  o.budget_bytes = budget;
+  if (lines) o.timeline = lines->Sink();
+  return o;
+}
+
+std::vector<PartitionStage> StagesOf(const Recorder::Job& j, unsigned p) {
+  std::vector<PartitionStage> out;
+  for (auto& [k, s] : j.stages)
+    if (k == p) out.push_back(s);
+  return out;
+}
+
+class PipelineRunnerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { EnsureParams(); }
+  void SetUp() override {
+    if (!fs::exists(ParamFile(".params"))) GTEST_SKIP() << "no parameters in " << ParamDir();
+  }
+};
+
+TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwards) {
+  Recorder rec;
+  Lines lines;
+  auto runner = MakePipelineProofRunner(CpuOptions(&lines), &rec);
+  EXPECT_TRUE(runner->devices().empty());
+  runner->Enqueue(MakeJob("good", 2));  // the runner holds the only reference now
+  ASSERT_TRUE(rec.WaitFinished("good"));
+  const Recorder::Job j = rec.Get("good");
+  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kCompleted) << j.outcome->error;
+  EXPECT_EQ(j.finished, 1u);
+  EXPECT_EQ(j.started, 1u);
+  EXPECT_FALSE(j.late_callback);
+  EXPECT_EQ(j.srs_refs_at_finish, 0u) << "the parameter lease was still held when OnJobFinished came";
+
+  // Verified here with the .vk from disk, independently of the runner's own check.
+  ASSERT_EQ(j.outcome->proof.size(), Shape().partitions * groth16::kProofBytes);
+  const auto pvk = groth16::PrepareVerifyingKey(groth16::ReadVerifyingKey(ParamFile(".vk").string()));
+  const auto proofs = groth16::DecodeProofs(j.outcome->proof);
+  ASSERT_TRUE(proofs.has_value());
+  for (unsigned k = 0; k < Shape().partitions; ++k) {
+    const auto inputs = snapdeals::PartitionPublicInputs(Shape(), k, Sector().commitments).AsArray();
+    EXPECT_TRUE(groth16::Verify(pvk, (*proofs)[k], inputs)) << "partition " << k;
+    EXPECT_FALSE(groth16::Verify(pvk, (*proofs)[k], snapdeals::PartitionPublicInputs(Shape(), k, {}).AsArray()));
+  }
+
+  EXPECT_EQ(StagesOf(j, 0), (std::vector<PartitionStage>{PartitionStage::kSynthesizing, PartitionStage::kSynthDone,
+                                                         PartitionStage::kGpu, PartitionStage::kVerifying,
+                                                         PartitionStage::kDone}));
+  ASSERT_EQ(j.times.count(0), 1u);
+  const JobTimings& t = j.outcome->timings;
+  EXPECT_GT(t.synthesis_ms, 0);
+  EXPECT_GT(t.gpu_ms, 0);
+  EXPECT_GT(t.verify_ms, 0);
+  EXPECT_GE(t.queue_wait_ms, 0);
+  EXPECT_GE(t.total_ms, t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.gpu_ms + t.verify_ms - 1);
+  EXPECT_DOUBLE_EQ(j.times.at(0).synthesis_ms, t.synthesis_ms);
+  std::printf("2 KiB job: total %.0f ms (queue %.0f, srs load %.0f, synthesis %.0f, prove %.0f, verify %.0f)\n",
+              t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.gpu_ms, t.verify_ms);
+
+  const scheduler::PipelineStatus s = runner->PipelineStatus();
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_GT(s.peak_reserved_bytes, 3u * (1u << 21) * 32);  // at least a/b/c of the 2^21 domain
+  EXPECT_TRUE(s.jobs.empty());
+  EXPECT_EQ(s.jobs_completed, 1u);
+  EXPECT_TRUE(runner->Counts().by_kind.empty() || runner->Counts().by_kind[JobKind::kSnapDeals].pending == 0);
+  for (const char* e : {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP", "GPU_START", "GPU_END", "FIN_END"})
+    EXPECT_EQ(lines.Count(e), 1u) << e;
+  EXPECT_TRUE(runner->Shutdown(Clock::now() + 1s));
+  EXPECT_THROW(runner->Enqueue(MakeJob("late", 2)), std::runtime_error);
+}
+
+TEST_F(PipelineRunnerTest, QueuedJobsStartInPriorityOrderAndCanBeTakenBack) {
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto first = MakeJob("first", 2);
+  runner->Enqueue(first);
+  ASSERT_TRUE(rec.WaitStarted("first"));
+  // One synthesis thread, busy with "first": these wait.
+  auto low = MakeJob("low", 1), high = MakeJob("high", 3), gone = MakeJob("gone", 2);
+  runner->Enqueue(low);
+  runner->Enqueue(gone);
+  runner->Enqueue(high);
+  EXPECT_EQ(runner->QueuePosition("first"), std::nullopt);
+  EXPECT_EQ(runner->QueuePosition("high"), 0u);
+  EXPECT_EQ(runner->QueuePosition("gone"), 1u);
+  EXPECT_EQ(runner->QueuePosition("low"), 2u);
+  const RunnerCounts c = runner->Counts();
+  EXPECT_EQ(c.by_kind.at(JobKind::kSnapDeals).pending, 3u);
+  EXPECT_EQ(c.by_kind.at(JobKind::kSnapDeals).in_progress, 1u);
+  EXPECT_TRUE(runner->RemoveQueued("gone"));    // taken back: no OnJobFinished
+  EXPECT_FALSE(runner->RemoveQueued("first"));  // started
+  EXPECT_EQ(runner->QueuePosition("low"), 1u);
+  gone.reset();
+  // Only their starting order matters here: each is cancelled once it started.
+  first->cancel->Cancel();
+  ASSERT_TRUE(rec.WaitStarted("high"));
+  high->cancel->Cancel();
+  ASSERT_TRUE(rec.WaitStarted("low"));
+  low->cancel->Cancel();
+  for (const char* id : {"first", "high", "low"}) {
+    ASSERT_TRUE(rec.WaitFinished(id)) << id;
+    EXPECT_EQ(rec.Get(id).outcome->kind, JobOutcome::Kind::kCancelled) << id;
+    EXPECT_EQ(rec.Get(id).finished, 1u) << id;
+  }
+  EXPECT_EQ(rec.StartOrder(), (std::vector<std::string>{"first", "high", "low"}));
+  EXPECT_EQ(rec.Get("gone").finished, 0u);
+  EXPECT_EQ(rec.Get("gone").started, 0u);
+  EXPECT_EQ(runner->PipelineStatus().reserved_bytes, 0u);
+}
+
+TEST_F(PipelineRunnerTest, CancelledJobFinishesCancelledAndReleasesItsReservations) {
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto job = MakeJob("doomed", 2);
+  runner->Enqueue(job);
+  ASSERT_TRUE(rec.WaitStage("doomed", PartitionStage::kSynthesizing));
+  const scheduler::PipelineStatus during = runner->PipelineStatus();
+  EXPECT_GT(during.reserved_bytes, 0u) << "a synthesizing partition holds its reservation";
+  ASSERT_EQ(during.jobs.size(), 1u);
+  job->cancel->Cancel();  // what JobTracker::Cancel does for a started job
+  ASSERT_TRUE(rec.WaitFinished("doomed"));
+  const Recorder::Job j = rec.Get("doomed");
+  EXPECT_EQ(j.outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_EQ(j.outcome->error, "cancelled");
+  EXPECT_EQ(j.finished, 1u);
+  EXPECT_FALSE(j.late_callback);
+  const auto stages = StagesOf(j, 0);
+  ASSERT_FALSE(stages.empty());
+  EXPECT_EQ(stages.back(), PartitionStage::kCancelled);
+  EXPECT_EQ(std::count(stages.begin(), stages.end(), PartitionStage::kDone), 0);
+  // Reported once the pipeline let go: nothing is reserved any more.
+  const scheduler::PipelineStatus after = runner->PipelineStatus();
+  EXPECT_EQ(after.reserved_bytes, 0u);
+  EXPECT_TRUE(after.jobs.empty());
+  EXPECT_EQ(after.jobs_cancelled, 1u);
+  job.reset();
+  EXPECT_EQ(SrsRefCount(), 0u);
+}
+
+TEST_F(PipelineRunnerTest, CorruptPartitionFailsTheJobOnceAndItsSiblingsAreSkipped) {
+  // A 2 KiB sector has one partition; the job carries three so that two
+  // siblings queue behind the corrupt partition 0 (with one synthesis thread
+  // they cannot start before it fails).
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto job = MakeJob("corrupt", 2, 3);
+  job->partitions[0].challenge_proofs.at(0).proof_r_old.leaf[0] ^= 1;  // still canonical: a wrong leaf
+  runner->Enqueue(job);
+  ASSERT_TRUE(rec.WaitFinished("corrupt"));
+  std::this_thread::sleep_for(300ms);  // anything late would show now
+  const Recorder::Job j = rec.Get("corrupt");
+  EXPECT_EQ(j.finished, 1u);
+  EXPECT_FALSE(j.late_callback);
+  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kFailed);
+  EXPECT_NE(j.outcome->error.find("partition 0"), std::string::npos) << j.outcome->error;
+  EXPECT_NE(j.outcome->error.find("synthesis"), std::string::npos) << j.outcome->error;
+  EXPECT_EQ(StagesOf(j, 0).back(), PartitionStage::kFailed);
+  for (unsigned k : {1u, 2u}) {
+    EXPECT_EQ(StagesOf(j, k), std::vector<PartitionStage>{PartitionStage::kCancelled}) << "partition " << k;
+  }
+  const scheduler::PipelineStatus s = runner->PipelineStatus();
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_EQ(s.jobs_failed, 1u);
+  EXPECT_TRUE(s.jobs.empty());
+}
+
+TEST_F(PipelineRunnerTest, JobLargerThanTheBudgetIsRefusedAtOnce) {
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr, 64ull << 20), &rec);  // 64 MiB
+  EXPECT_EQ(runner->budget_bytes(), 64ull << 20);
+  auto job = MakeJob("huge", 2);
+  const auto t0 = Clock::now();
+  try {
+    runner->Enqueue(job);
+    FAIL() << "queued";
+  } catch (const memory::BudgetExceededError& e) {
+    EXPECT_NE(std::string(e.what()).find("job huge"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("memory budget"), std::string::npos) << e.what();
+    EXPECT_GT(e.requested(), e.capacity());
+    EXPECT_TRUE(dynamic_cast<const JobExceedsBudgetError*>(&e));
+  }
+  EXPECT_LT(Clock::now() - t0, 5s);
+  EXPECT_EQ(runner->QueuePosition("huge"), std::nullopt);
+  EXPECT_TRUE(runner->Counts().by_kind.empty());
+  EXPECT_TRUE(runner->PipelineStatus().jobs.empty());
+  EXPECT_TRUE(runner->Shutdown(Clock::now()));
+  EXPECT_EQ(rec.Get("huge").finished, 0u);
+  EXPECT_EQ(rec.Get("huge").started, 0u);
+}
+
+TEST_F(PipelineRunnerTest, ShutdownCancelsQueuedJobsAndStopsStartedOnes) {
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  runner->Enqueue(MakeJob("running", 2));
+  ASSERT_TRUE(rec.WaitStarted("running"));
+  runner->Enqueue(MakeJob("waiting", 2));
+  // No grace: the started job is cancelled at its next stage boundary. True
+  // unless that stage (an engine call) outlasts the pipeline's second of slack.
+  const bool stopped = runner->Shutdown(Clock::now());
+  ASSERT_TRUE(rec.WaitFinished("waiting", 5s));
+  EXPECT_EQ(rec.Get("waiting").outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_EQ(rec.Get("waiting").outcome->error, "cancelled: the daemon is shutting down");
+  EXPECT_EQ(rec.Get("waiting").started, 0u);
+  EXPECT_THROW(runner->Enqueue(MakeJob("late", 2)), std::runtime_error);
+  if (stopped) {
+    EXPECT_EQ(rec.Get("running").finished, 1u);
+    EXPECT_EQ(runner->PipelineStatus().reserved_bytes, 0u);
+  }
+  runner.reset();  // joins a stage still inside an engine call; its job is reported then
+  const Recorder::Job r = rec.Get("running");
+  EXPECT_EQ(r.finished, 1u);
+  EXPECT_EQ(r.outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_FALSE(r.late_callback);
+  EXPECT_EQ(rec.Get("waiting").finished, 1u);
+  EXPECT_EQ(SrsRefCount(), 0u);
+}
+
+// GENERIC_R1CS (circom + snarkjs zkey): the daemon tests' r1cs fixture
+// (tests/daemon/make_r1cs_fixture.sh, needs Node.js), skipped without it.
+TEST(PipelineRunnerGeneric, ProvesAGenericR1csJob) {
+  const std::string dir = R1csDir();
+  if (!fs::exists(dir + "/multi_public.zkey") || !fs::exists(dir + "/multi_public.wtns"))
+    GTEST_SKIP() << "no r1cs fixture in " << dir << " (ctest -R daemon_r1cs_fixture makes it)";
+  SrsRegistry srs(dir, 0);
+  auto job = std::make_shared<ProofJob>();
+  job->id = "generic";
+  job->kind = JobKind::kGenericR1cs;
+  job->submitted = Clock::now();
+  job->witness.values = snarkjs::ReadWtns(dir + "/multi_public.wtns");
+  job->params = srs.Acquire("multi_public");
+  const std::shared_ptr<const LoadedParams> params = job->params.Get(nullptr);
+  BindGenericWitness(*job, *params);
+  const std::vector<ff::Fr> publics = job->witness.PublicInputs();
+  Recorder rec;
+  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  runner->Enqueue(job);
+  job.reset();
+  ASSERT_TRUE(rec.WaitFinished("generic", 60s));
+  const Recorder::Job j = rec.Get("generic");
+  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kCompleted) << j.outcome->error;
+  const auto proof = groth16::DecodeProof(j.outcome->proof);
+  ASSERT_TRUE(proof.has_value());
+  EXPECT_TRUE(groth16::Verify(params->pvk, *proof, publics));
+  std::vector<ff::Fr> wrong = publics;
+  wrong.at(0) += ff::Fr::One();
+  EXPECT_FALSE(groth16::Verify(params->pvk, *proof, wrong));
+  EXPECT_EQ(runner->PipelineStatus().reserved_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace cuzk::daemon
