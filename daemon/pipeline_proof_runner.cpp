@@ -76,6 +76,8 @@ class Runner final : public PipelineProofRunner {
     if (!observer_) throw std::invalid_argument("PipelineProofRunner: no observer");
     if (options.synthesis_threads == 0) throw std::invalid_argument("PipelineProofRunner: synthesis_threads must be >= 1");
     if (options.workers_per_device == 0) throw std::invalid_argument("PipelineProofRunner: workers_per_device must be >= 1");
+    if (options.cpu_backend_workers == 0)
+      throw std::invalid_argument("PipelineProofRunner: cpu_backend_workers must be >= 1");
     if (options.budget_bytes && *options.budget_bytes == 0) throw std::invalid_argument("PipelineProofRunner: budget is 0 bytes");
 #ifdef CUZK_HAVE_CUDA
     for (int d : devices_)
@@ -85,17 +87,18 @@ class Runner final : public PipelineProofRunner {
     scheduler::PipelineConfig pc;
     pc.synthesis_threads = options.synthesis_threads;
     pc.gpu_devices = devices_;  // empty: CPU-backend workers (device -1)
-    pc.gpu_workers_per_device = options.workers_per_device;
+    pc.gpu_workers_per_device = devices_.empty() ? options.cpu_backend_workers : options.workers_per_device;
     pc.finalizer_threads = std::max(1u, options.finalizer_threads);
     if (options.pacer_target > 0) pc.pacer.target = options.pacer_target;
     pc.pacer.Validate();
     pc.timeline = options.timeline ? options.timeline : [](std::string_view line) { spdlog::info("{}", line); };
     pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), budget_);
     notifier_ = std::thread([this] { NotifierLoop(); });
-    spdlog::info("pipeline runner: {} synthesis thread(s), {}, {} worker(s) per device, budget {}",
-                 options.synthesis_threads,
-                 devices_.empty() ? std::string("CPU-backend workers") : std::to_string(devices_.size()) + " GPU(s)",
-                 options.workers_per_device, Gb(budget_.capacity()));
+    spdlog::info("pipeline runner: {} synthesis thread(s), {}, budget {}", options.synthesis_threads,
+                 devices_.empty() ? std::to_string(options.cpu_backend_workers) + " CPU-backend worker(s)"
+                                  : std::to_string(devices_.size()) + " GPU(s) x " +
+                                        std::to_string(options.workers_per_device) + " worker(s)",
+                 Gb(budget_.capacity()));
   }
 
   ~Runner() override {

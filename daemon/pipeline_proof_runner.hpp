@@ -53,6 +53,7 @@ namespace cuzk::daemon {
 //   [pipeline] max_parallel_synthesis (or synthesis_concurrency) -> synthesis_threads
 //   [gpus] devices               -> gpu_devices ([] = all present)
 //   [gpus] gpu_workers_per_device -> workers_per_device
+//   (no key yet)                 -> cpu_backend_workers (1: today's CPU runner proves one partition at a time)
 //   [memory] total_budget        -> budget_bytes (nullopt = "auto"), [memory] safety_margin -> safety_margin
 //   [pipeline] max_gpu_queue_depth -> pacer_target (cuzk's 0 = "pacer off" has no equivalent: 0 = the default 8)
 struct PipelineRunnerOptions {
@@ -60,7 +61,8 @@ struct PipelineRunnerOptions {
   unsigned engine_threads = 0;         // threads of each engine call (witness, a/b/c, CPU NTT/MSM); 0 = all
   std::vector<int> gpu_devices = {};   // CUDA ordinals; empty: every device present (CUDA build)
   bool cpu_workers = false;            // true: CPU-backend workers even with GPUs present
-  unsigned workers_per_device = 2;     // GPU workers per device; CPU-backend workers when there is no GPU
+  unsigned workers_per_device = 2;     // GPU workers per device
+  unsigned cpu_backend_workers = 1;    // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   uint64_t safety_margin = 5ull << 30;
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)

@@ -218,7 +218,7 @@ PipelineRunnerOptions CpuOptions(Lines* lines, uint64_t budget = 8ull << 30) {
   o.synthesis_threads = 1;
   o.engine_threads = 0;
   o.cpu_workers = true;
-  o.workers_per_device = 1;
+  o.cpu_backend_workers = 1;
   o.budget_bytes = budget;
   if (lines) o.timeline = lines->Sink();
   return o;
@@ -240,10 +240,16 @@ class PipelineRunnerTest : public ::testing::Test {
 };
 
 TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwards) {
+  // Whatever this machine has: every CUDA device in a CUDA build on a GPU
+  // host (one worker each), CPU-backend workers otherwise.
   Recorder rec;
   Lines lines;
-  auto runner = MakePipelineProofRunner(CpuOptions(&lines), &rec);
-  EXPECT_TRUE(runner->devices().empty());
+  PipelineRunnerOptions o = CpuOptions(&lines);
+  o.cpu_workers = false;
+  o.workers_per_device = 1;
+  auto runner = MakePipelineProofRunner(o, &rec);
+  std::printf("proving on %s\n", runner->devices().empty() ? "CPU-backend workers"
+                                                             : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
   runner->Enqueue(MakeJob("good", 2));  // the runner holds the only reference now
   ASSERT_TRUE(rec.WaitFinished("good"));
   const Recorder::Job j = rec.Get("good");
