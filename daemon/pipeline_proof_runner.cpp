@@ -207,8 +207,13 @@ class Runner final : public PipelineProofRunner {
     const bool stopped = pipeline_->Shutdown(deadline);
     if (!stopped) spdlog::warn("shutdown: a pipeline thread is still inside an engine call");
     // Every released job's OnJobFinished goes out from the notifier thread.
+    // When a stage is stuck in an engine call its job is not released yet:
+    // wait only for what is released (the caller answers the rest, e.g.
+    // JobTracker::CancelAllActive, within its RPC deadline).
     std::unique_lock lock(mu_);
-    const bool delivered = done_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return records_.empty(); });
+    const bool delivered = done_cv_.wait_for(lock, std::chrono::seconds(2), [&] {
+      return stopped ? records_.empty() : released_.empty() && delivering_ == 0;
+    });
     shutdown_result_ = stopped && delivered;
     return *shutdown_result_;
   }
@@ -340,6 +345,7 @@ class Runner final : public PipelineProofRunner {
         if (id != ids_.end() && id->second == key) ids_.erase(id);
       }
       records_.erase(it);
+      ++delivering_;
       lock.unlock();
       const std::string id = job ? job->id : std::string();
       job.reset();  // vanilla proofs, parameter lease: gone before the waiters hear
@@ -348,6 +354,7 @@ class Runner final : public PipelineProofRunner {
         observer_->OnJobFinished(id, std::move(*outcome));
       }
       lock.lock();
+      --delivering_;
       done_cv_.notify_all();
     }
   }
@@ -388,6 +395,7 @@ class Runner final : public PipelineProofRunner {
   std::map<std::string, uint64_t> ids_;
   std::deque<uint64_t> released_;
   uint64_t next_key_ = 0;
+  unsigned delivering_ = 0;  // popped from released_, OnJobFinished not returned yet
   bool stopping_ = false, notifier_stop_ = false;
   std::optional<bool> shutdown_result_;
 
