@@ -340,7 +340,14 @@ TEST_F(PipelineRunnerTest, CancelledJobFinishesCancelledAndReleasesItsReservatio
   auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
   auto job = MakeJob("doomed", 2);
   runner->Enqueue(job);
-  ASSERT_TRUE(rec.WaitStage("doomed", PartitionStage::kSynthesizing));
+  // Inside Synthesize (parameter load or witness), not merely dispatched.
+  const auto in_synthesis = [&] {
+    const scheduler::PipelineStatus s = runner->PipelineStatus();
+    return s.jobs.size() == 1 && s.jobs[0].partitions[0].stage == scheduler::PartitionStage::kSynthesizing;
+  };
+  const auto until = Clock::now() + 60s;
+  while (!in_synthesis() && Clock::now() < until) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(in_synthesis());
   const scheduler::PipelineStatus during = runner->PipelineStatus();
   EXPECT_GT(during.reserved_bytes, 0u) << "a synthesizing partition holds its reservation";
   ASSERT_EQ(during.jobs.size(), 1u);
