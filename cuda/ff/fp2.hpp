@@ -34,6 +34,12 @@ struct Fp2 {
   // (a + bu)^2 = (a+b)(a-b) + 2ab u.
   CUZK_HD Fp2 Square() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).Double()}; }
 
+  // 1 / (a + bu) = (a - bu) / (a^2 + b^2): one Fp inversion (0 maps to 0).
+  CUZK_HD Fp2 Inverse() const {
+    const Fp t = (c0.Square() + c1.Square()).Inverse();
+    return {c0 * t, -(c1 * t)};
+  }
+
   static Fp2 FromHost(const ff::Fp2& h) { return {Fp::FromHost(h.c0), Fp::FromHost(h.c1)}; }
   ff::Fp2 ToHost() const { return {c0.ToHost(), c1.ToHost()}; }
 };

@@ -20,6 +20,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/ec/g1.hpp"
+#include "engine/ec/g2.hpp"
 #include "engine/ec/point.hpp"
 #include "engine/ff/fr.hpp"
 #include "engine/util/parallel.hpp"
@@ -100,6 +102,11 @@ class FixedBaseTable {
     return acc;
   }
 
+  // The table as described at the top of the file (for device copies).
+  unsigned window_bits() const { return w_; }
+  unsigned windows() const { return windows_; }
+  std::span<const Affine> table() const { return table_; }
+
   // out[i] = scalars[i] * base, on `threads` threads, chunks of 4096 made
   // affine together.
   void MulBatch(std::span<const ff::Fr> scalars, std::span<Affine> out, unsigned threads = 0) const {
@@ -124,6 +131,18 @@ class FixedBaseTable {
 
   unsigned w_, windows_;
   std::vector<Affine> table_;
+};
+
+// Where the setup's batched products run: the table's own MulBatch on the
+// CPU by default (SetupOptions::fixed_base == nullptr); the CUDA build
+// supplies a GPU one (cuda/msm/fixed_base.hpp, bit-exact with MulBatch).
+class FixedBaseBatcher {
+ public:
+  virtual ~FixedBaseBatcher() = default;
+  virtual void MulBatchG1(const FixedBaseTable<ec::G1Curve>& table, std::span<const ff::Fr> scalars,
+                          std::span<ec::G1Affine> out) = 0;
+  virtual void MulBatchG2(const FixedBaseTable<ec::G2Curve>& table, std::span<const ff::Fr> scalars,
+                          std::span<ec::G2Affine> out) = 0;
 };
 
 }  // namespace cuzk::groth16

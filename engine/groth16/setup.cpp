@@ -159,7 +159,11 @@ ProvingKey Generate(const r1cs::CompiledCircuit& circuit, const Randomness& t, c
   FixedBaseTable<ec::G2Curve> g2(ec::G2Affine::Generator(), FixedBaseWindowFor(b_scalars.size()), threads);
   auto g1_batch = [&](const std::vector<Fr>& s) {
     std::vector<ec::G1Affine> out(s.size());
-    g1.MulBatch(s, out, threads);
+    if (options.fixed_base) {
+      options.fixed_base->MulBatchG1(g1, s, out);
+    } else {
+      g1.MulBatch(s, out, threads);
+    }
     return out;
   };
   pk.h = g1_batch(h);
@@ -167,7 +171,11 @@ ProvingKey Generate(const r1cs::CompiledCircuit& circuit, const Randomness& t, c
   pk.a = g1_batch(a_scalars);
   pk.b_g1 = g1_batch(b_scalars);
   pk.b_g2.resize(b_scalars.size());
-  g2.MulBatch(b_scalars, pk.b_g2, threads);
+  if (options.fixed_base) {
+    options.fixed_base->MulBatchG2(g2, b_scalars, pk.b_g2);
+  } else {
+    g2.MulBatch(b_scalars, pk.b_g2, threads);
+  }
   pk.vk.ic = g1_batch(ic_scalars);
   pk.vk.alpha_g1 = g1.Mul(t.alpha).ToAffine();
   pk.vk.beta_g1 = g1.Mul(t.beta).ToAffine();

@@ -24,9 +24,14 @@
 
 namespace cuzk::groth16 {
 
+class FixedBaseBatcher;  // engine/groth16/fixed_base.hpp
+
 struct SetupOptions {
   HQueryForm h_form = HQueryForm::kBellperson;
   unsigned threads = 0;  // 0 = all hardware threads
+  // The parameter points' fixed-base products: nullptr = CPU; a GPU batcher
+  // (cuda::GpuFixedBaseBatcher) gives the same points.
+  FixedBaseBatcher* fixed_base = nullptr;
 };
 
 // Throws std::invalid_argument for an inconsistent circuit, std::runtime_error

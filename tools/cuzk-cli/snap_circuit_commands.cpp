@@ -40,6 +40,9 @@
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
+#if CUZK_HAVE_CUDA
+#include "cuda/msm/fixed_base.hpp"
+#endif
 #include "engine/filecoin/base64.hpp"
 #include "engine/filecoin/commitment.hpp"
 #include "engine/filecoin/sector_shape.hpp"
@@ -209,6 +212,7 @@ struct SetupArgs {
   std::string param_cache;
   unsigned threads = 0;
   bool force = false;
+  bool gpu = false;
 };
 
 void Setup(const SetupArgs& a) {
@@ -221,7 +225,14 @@ void Setup(const SetupArgs& a) {
   fs::create_directories(a.param_cache);
   r1cs::CompiledCircuit circuit = CompileTimed(shape);
   auto t0 = std::chrono::steady_clock::now();
-  groth16::ProvingKey pk = groth16::GenerateParameters(circuit, {.threads = a.threads});
+  groth16::SetupOptions options{.threads = a.threads};
+#if CUZK_HAVE_CUDA
+  cuda::GpuFixedBaseBatcher gpu;
+  if (a.gpu) options.fixed_base = &gpu;
+#else
+  if (a.gpu) throw std::runtime_error("--gpu: this cuzk-cli was built without CUDA");
+#endif
+  groth16::ProvingKey pk = groth16::GenerateParameters(circuit, options);
   std::fprintf(stderr, "setup: domain 2^%u, %.2f s\n", unsigned(std::bit_width(pk.domain_size()) - 1), Since(t0));
   t0 = std::chrono::steady_clock::now();
   groth16::WriteParams(pk, files.params.string(), a.threads);
@@ -401,6 +412,7 @@ CommandRegistrar kSnapSetup("snap setup", [](CLI::App& app) {
   cmd->add_option("--param-cache", args->param_cache, "directory for the .params and .vk files")->required();
   cmd->add_option("--threads", args->threads, "threads (0 = all)");
   cmd->add_flag("--force", args->force, "replace existing files");
+  cmd->add_flag("--gpu", args->gpu, "the parameter points' fixed-base products on the GPU (CUDA builds)");
   cmd->callback([args] { Setup(*args); });
 });
 
