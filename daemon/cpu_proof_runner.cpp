@@ -14,14 +14,10 @@
 #include <thread>
 
 #include "daemon/logging.hpp"
+#include "daemon/partition_steps.hpp"
 #include "daemon/proof_runner.hpp"
-#include "engine/circuits/snapdeals/native/public_inputs.hpp"
-#include "engine/circuits/snapdeals/witness/native_witness.hpp"
 #include "engine/groth16/cpu_backend.hpp"
-#include "engine/groth16/os_rng.hpp"
 #include "engine/groth16/proof_encoding.hpp"
-#include "engine/groth16/prover.hpp"
-#include "engine/groth16/verifier.hpp"
 
 namespace cuzk::daemon {
 namespace {
@@ -290,17 +286,8 @@ class CpuProofRunner final : public ProofRunner {
     observer_->OnPartitionStage(job.id, k, PartitionStage::kSynthesizing);
     Timeline("SYNTH_START", job.id, part);
     auto t0 = Clock::now();
-    r1cs::Assignment z;
-    std::vector<ff::Fr> generic_inputs;  // GENERIC_R1CS: the public inputs, for verification
-    if (job.kind == JobKind::kGenericR1cs) {
-      z = job.witness;
-      generic_inputs = z.PublicInputs();
-    } else {
-      snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions[k]);
-      z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = options_.threads});
-    }
     std::vector<groth16::ProverInput> inputs;
-    inputs.push_back(groth16::PrepareProverInput(params->pk, params->circuit, std::move(z), {.threads = options_.threads}));
+    inputs.push_back(SynthesizePartition(job, k, *params, options_.threads));
     t.synthesis_ms = MsSince(t0);
     Timeline("SYNTH_END", job.id, part + ",synth_ms=" + std::to_string(int64_t(t.synthesis_ms)));
     observer_->OnPartitionStage(job.id, k, PartitionStage::kSynthDone);
@@ -317,11 +304,7 @@ class CpuProofRunner final : public ProofRunner {
     std::vector<groth16::PendingProof> pending = backend_.ProveStart(params->pk, inputs);
     inputs.clear();
     Boundary(job);
-    groth16::OsRng rng;
-    ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
-    groth16::Proof proof = backend_.ProveFinish(params->pk, std::move(pending[0]), r, s);
-    groth16::SecureWipe(&r, sizeof r);
-    groth16::SecureWipe(&s, sizeof s);
+    groth16::Proof proof = FinishPartitionProof(backend_, params->pk, std::move(pending[0]));
     t.gpu_ms = MsSince(t0);
     Timeline("GPU_END", job.id, wp + ",gpu_ms=" + std::to_string(int64_t(t.gpu_ms)));
     Boundary(job);
@@ -329,14 +312,7 @@ class CpuProofRunner final : public ProofRunner {
     // cuzk returns SnapDeals proofs unverified; we never hand out a proof that fails.
     observer_->OnPartitionStage(job.id, k, PartitionStage::kVerifying);
     t0 = Clock::now();
-    bool valid;
-    if (job.kind == JobKind::kGenericR1cs) {
-      valid = groth16::Verify(params->pvk, proof, generic_inputs);
-    } else {
-      const auto public_inputs = snapdeals::PartitionPublicInputs(job.shape, k, job.commitments).AsArray();
-      valid = groth16::Verify(params->pvk, proof, public_inputs);
-    }
-    if (!valid) {
+    if (!VerifyPartitionProof(job, k, *params, proof)) {
       throw std::runtime_error("the proof does not verify against the partition's public inputs");
     }
     t.verify_ms = MsSince(t0);

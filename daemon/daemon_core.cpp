@@ -6,13 +6,34 @@
 #include <sstream>
 
 namespace cuzk::daemon {
+namespace {
+
+// pipeline.enabled: the scheduler pipeline (budget, pacer, GPU workers);
+// otherwise the CPU runner of before.
+std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, PipelineProofRunner** pipeline) {
+  if (!c.pipeline.enabled) {
+    return MakeCpuProofRunner({.workers = c.pipeline.synthesis_concurrency, .threads = c.synthesis.threads}, observer);
+  }
+  PipelineRunnerOptions o;
+  o.synthesis_threads = std::max(1u, c.pipeline.synthesis_concurrency);  // partitions synthesized at once
+  o.engine_threads = c.synthesis.threads;                                // threads of one engine call
+  for (int64_t d : c.gpus.devices) o.gpu_devices.push_back(int(d));     // [] = all present
+  o.workers_per_device = c.gpus.gpu_workers_per_device;
+  o.budget_bytes = c.memory.total_budget;                                // nullopt = auto
+  o.safety_margin = c.memory.safety_margin;
+  o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
+  std::unique_ptr<PipelineProofRunner> r = MakePipelineProofRunner(o, observer);
+  *pipeline = r.get();
+  return r;
+}
+
+}  // namespace
 
 DaemonCore::DaemonCore(const Config& config)
     : config_(config),
       srs_(config.srs.param_cache, config.synthesis.threads),
       tracker_(config.daemon.job_retention, &metrics_),
-      runner_(MakeCpuProofRunner({.workers = config.pipeline.synthesis_concurrency, .threads = config.synthesis.threads},
-                                 &tracker_)),
+      runner_(MakeRunner(config, &tracker_, &pipeline_runner_)),
       pruner_([this] { PruneLoop(); }) {}
 
 DaemonCore::~DaemonCore() {
@@ -53,7 +74,9 @@ MemoryInfo DaemonCore::Memory() const {
     if (key == "MemTotal:") m.total_bytes = kib << 10;
     if (key == "MemAvailable:") m.available_bytes = kib << 10;
   }
-  if (config_.memory.total_budget) {
+  if (pipeline_runner_) {
+    m.budget_bytes = pipeline_runner_->budget_bytes();  // what the pipeline enforces
+  } else if (config_.memory.total_budget) {
     m.budget_bytes = *config_.memory.total_budget;
   } else {
     m.budget_bytes = m.total_bytes > config_.memory.safety_margin ? m.total_bytes - config_.memory.safety_margin : 0;
@@ -64,8 +87,9 @@ MemoryInfo DaemonCore::Memory() const {
 }
 
 uint32_t DaemonCore::GpuWorkers() const {
-  // No GPU backend yet: the CPU runner proves. In a CUDA build the workers
-  // the scheduler will run are devices x gpu_workers_per_device.
+  if (pipeline_runner_) return uint32_t(pipeline_runner_->devices().size()) * config_.gpus.gpu_workers_per_device;
+  // The CPU runner proves; in a CUDA build the workers the scheduler would
+  // run are devices x gpu_workers_per_device.
 #ifdef CUZK_HAVE_CUDA
   return uint32_t(Gpus().size()) * config_.gpus.gpu_workers_per_device;
 #else

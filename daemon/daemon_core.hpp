@@ -20,6 +20,7 @@
 #include "daemon/gpu_info.hpp"
 #include "daemon/job_tracker.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/pipeline_proof_runner.hpp"
 #include "daemon/proof_runner.hpp"
 #include "daemon/srs_registry.hpp"
 
@@ -44,6 +45,8 @@ class DaemonCore {
   SrsRegistry& srs() { return srs_; }
   JobTracker& tracker() { return tracker_; }
   ProofRunner& runner() { return *runner_; }
+  // The scheduler pipeline runner (pipeline.enabled), else nullptr (the CPU runner).
+  const PipelineProofRunner* pipeline_runner() const { return pipeline_runner_; }
   Metrics& metrics() { return metrics_; }
 
   double UptimeSeconds() const;
@@ -68,6 +71,7 @@ class DaemonCore {
   Metrics metrics_;
   SrsRegistry srs_;
   JobTracker tracker_;
+  PipelineProofRunner* pipeline_runner_ = nullptr;  // set while runner_ is made (declared before it)
   std::unique_ptr<ProofRunner> runner_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<bool> shutting_down_{false};

@@ -4,6 +4,7 @@
 
 #include "daemon/job_tracker.hpp"
 #include "daemon/srs_registry.hpp"
+#include "memory/budget.hpp"
 
 namespace cuzk::daemon {
 
@@ -26,6 +27,8 @@ grpc::Status ToGrpcStatus(std::exception_ptr error) {
     return {grpc::StatusCode::FAILED_PRECONDITION, e.what()};
   } catch (const ShuttingDownError& e) {
     return {grpc::StatusCode::UNAVAILABLE, e.what()};
+  } catch (const memory::BudgetExceededError& e) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, e.what()};  // a job that can never fit the memory budget
   } catch (const std::bad_alloc&) {
     return {grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory"};
   } catch (const std::exception& e) {

@@ -31,7 +31,8 @@ class ShuttingDownError : public std::runtime_error {
 // INVALID_ARGUMENT (InvalidRequestError, UnknownCircuitError), UNIMPLEMENTED,
 // NOT_FOUND (JobNotFoundError), ALREADY_EXISTS (DuplicateRequestError),
 // FAILED_PRECONDITION (SrsUnavailableError, SrsInUseError), UNAVAILABLE
-// (ShuttingDownError), RESOURCE_EXHAUSTED (std::bad_alloc), INTERNAL otherwise.
+// (ShuttingDownError), RESOURCE_EXHAUSTED (memory::BudgetExceededError: a job
+// that can never fit the budget; std::bad_alloc), INTERNAL otherwise.
 grpc::Status ToGrpcStatus(std::exception_ptr error);
 // "INVALID_ARGUMENT" etc., for logs and metrics labels.
 const char* GrpcCodeName(grpc::StatusCode code);

@@ -4,6 +4,7 @@
 
 #include "daemon/errors.hpp"
 #include "daemon/request_validation.hpp"
+#include "memory/budget.hpp"
 
 namespace cuzk::daemon {
 
@@ -37,6 +38,9 @@ ProvingService::Submitted ProvingService::Submit(const v1::SubmitProofRequest& r
   if (s.created) {
     try {
       core_->runner().Enqueue(v.job);
+    } catch (const memory::BudgetExceededError& e) {
+      core_->tracker().Abandon(s.job_id, e.what());
+      throw;  // RESOURCE_EXHAUSTED: it can never run, here or after a restart with this budget
     } catch (const std::exception& e) {
       core_->tracker().Abandon(s.job_id, e.what());
       throw ShuttingDownError(e.what());

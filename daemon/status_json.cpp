@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/daemon_core.hpp"
+#include "scheduler/pipeline_status_json.hpp"
 
 namespace cuzk::daemon {
 
@@ -78,6 +79,8 @@ std::string DaemonCore::StatusJson() const {
         {"active", tc.active},
         {"retained", tc.retained}}},
   };
+  // The scheduler pipeline's own view: queues, GPU workers, reserved/peak bytes, pacer.
+  if (pipeline_runner_) doc["scheduler"] = scheduler::PipelineStatusJson(pipeline_runner_->PipelineStatus());
   return doc.dump(2) + "\n";
 }
 
