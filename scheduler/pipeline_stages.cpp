@@ -28,6 +28,23 @@ std::string Fmt2(double v) {
   return b;
 }
 
+// Runs one stage's work call: a CancelledError (the token checked first, or
+// thrown by the work) sets `cancelled`, any other exception becomes `error`.
+// Every stage handles failures the same way, so they do it here once.
+template <class Body>
+void RunStage(const CancelToken& cancel, bool& cancelled, std::string& error, Body&& body) {
+  try {
+    cancel.ThrowIfCancelled();
+    body();
+  } catch (const CancelledError&) {
+    cancelled = true;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception";
+  }
+}
+
 }  // namespace
 
 void Pipeline::Impl::SynthesisLoop() {
@@ -69,16 +86,7 @@ void Pipeline::Impl::SynthesisLoop() {
     ctx.preleased = &item.preleased;
     std::string error;
     bool cancelled = false;
-    try {
-      ctx.cancel.ThrowIfCancelled();
-      item.data = job.work->Synthesize(ctx);
-    } catch (const CancelledError&) {
-      cancelled = true;
-    } catch (const std::exception& e) {
-      error = e.what();
-    } catch (...) {
-      error = "unknown exception";
-    }
+    RunStage(ctx.cancel, cancelled, error, [&] { item.data = job.work->Synthesize(ctx); });
     const auto t1 = SteadyClock::now();
     const double synth_ms = MsBetween(t0, t1);
 
@@ -151,16 +159,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       ctx.worker = worker;
       if (config.timeline) config.timeline(TimelineLine(NowMs(), "GPU_START", job.id, WorkerDetail(worker, item.partition)));
       t_enter = SteadyClock::now();
-      try {
-        ctx.cancel.ThrowIfCancelled();
-        pending = job.work->GpuStart(ctx, std::move(item.data));
-      } catch (const CancelledError&) {
-        cancelled = true;
-      } catch (const std::exception& e) {
-        error = e.what();
-      } catch (...) {
-        error = "unknown exception";
-      }
+      RunStage(ctx.cancel, cancelled, error, [&] { pending = job.work->GpuStart(ctx, std::move(item.data)); });
       const auto t_end = SteadyClock::now();
       gpu_ms = MsBetween(t_enter, t_end);
       if (config.timeline)
@@ -250,19 +249,12 @@ void Pipeline::Impl::FinalizerLoop() {
     bool cancelled = false;
     bool verified = false;
     SteadyClock::time_point t_finish = t0;
-    try {
-      ctx.cancel.ThrowIfCancelled();
+    RunStage(ctx.cancel, cancelled, error, [&] {
       proof = job.work->Finish(ctx, std::move(item.data));
       t_finish = SteadyClock::now();
       verified = job.work->Verify(ctx, proof);
       if (!verified) error = "proof failed verification";
-    } catch (const CancelledError&) {
-      cancelled = true;
-    } catch (const std::exception& e) {
-      error = e.what();
-    } catch (...) {
-      error = "unknown exception";
-    }
+    });
     if (t_finish == t0) t_finish = SteadyClock::now();
     const auto t_verify = SteadyClock::now();
     item.data.reset();
