@@ -6,7 +6,9 @@
 # client, the proof verified, SIGTERM -> exit 0. Nothing is installed; only
 # the work directory is written.
 #
-#   bin/cuzk-smoke [--sector-size 2KiB] [--work DIR] [--keep] [--prove] [-- DAEMON ARGS...]
+#   bin/cuzk-smoke [--sector-size 2KiB] [--work DIR] [--keep] [--prove] [--setup-gpu]
+#                  [--jobs N] [--concurrency C] [--synthesis-concurrency S]
+#                  [-- DAEMON ARGS...]
 #
 #   --sector-size S  gen-vanilla / setup size (default 2KiB; 8MiB has 4 partitions
 #                    of 2^24 constraints: a real GPU load, but its local setup takes
@@ -15,6 +17,13 @@
 #                    existing sector/ and params/ there are reused
 #   --keep           keep the work directory (default: kept only on failure)
 #   --prove          one Prove call (what Curio does) instead of Submit + Await
+#   --setup-gpu      make the local parameters on the GPU (cuzk-cli snap setup --gpu)
+#   --jobs N         after the first job, N more through `cuzk-bench batch` (a load:
+#                    GPU busy per worker and per device from the TIMELINE lines,
+#                    `cuzk-bench timeline`, SVG in the work directory); default 0
+#   --concurrency C  Prove calls in flight during --jobs (default N)
+#   --synthesis-concurrency S  the daemon's [pipeline] synthesis_concurrency
+#                    (partitions synthesized at once; default 1 as in the daemon)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -27,6 +36,10 @@ size=2KiB
 work=""
 keep=0
 prove=()
+setup_gpu=()
+jobs=0
+concurrency=0
+synth=1
 daemon_args=()
 while (($#)); do
   case $1 in
@@ -34,6 +47,10 @@ while (($#)); do
     --work) work=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --prove) prove=(--prove); shift ;;
+    --setup-gpu) setup_gpu=(--gpu); shift ;;
+    --jobs) jobs=${2:?}; shift 2 ;;
+    --concurrency) concurrency=${2:?}; shift 2 ;;
+    --synthesis-concurrency) synth=${2:?}; shift 2 ;;
     --) shift; daemon_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -111,7 +128,7 @@ fi
 if compgen -G "$work/params/*.params" >/dev/null; then
   echo "(reusing $work/params)"
 else
-  run "local setup" "$bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$work/params" || exit 1
+  run "local setup" "$bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$work/params" "${setup_gpu[@]}" || exit 1
 fi
 ls -l "$work/params"
 
@@ -121,6 +138,8 @@ cat >"$work/cuzk.toml" <<EOF
 listen = "127.0.0.1:0"
 status_listen = "127.0.0.1:0"
 shutdown_grace = "30s"
+[pipeline]
+synthesis_concurrency = $synth
 [srs]
 param_cache = "$work/params"
 [logging]
@@ -163,10 +182,36 @@ done
 
 step "SnapDeals job through the client"
 run "SnapDeals proof" "$bin/cuzk-bench" single --addr "$grpc" --dir "$work/sector" --out "$work/proof.bin" "${prove[@]}"
+cp "$work/daemon.log" "$work/daemon.log.first"  # the log up to the first job's end
 if [[ -s $work/proof.bin ]]; then
   run "proof verifies" "$bin/cuzk-cli" snap verify --dir "$work/sector" --param-cache "$work/params" --proof "$work/proof.bin"
 fi
 metrics "GetMetrics after the job"
+
+# A CUDA bundle on a host with an NVIDIA device must prove on it: the pipeline
+# runner names its GPUs at start (CudaBackend is constructed per device, and
+# that throws when the device cannot be used), and without this check a
+# CPU-backend fallback would pass every step above.
+manifest_arch=$(sed -n 's/^cuda_architectures: //p' "$root/MANIFEST" 2>/dev/null)
+if [[ -n $manifest_arch && $manifest_arch != none ]] && compgen -G '/dev/nvidia[0-9]*' >/dev/null; then
+  step "the daemon proves on the GPU"
+  grep -E 'pipeline runner: .* GPU\(s\) x' "$work/daemon.log"
+  record "daemon uses the GPU" $?
+fi
+
+if ((jobs > 0)); then
+  step "load: $jobs more jobs, ${concurrency:-$jobs} in flight"
+  ((concurrency > 0)) || concurrency=$jobs
+  run "batch of $jobs" "$bin/cuzk-bench" batch --addr "$grpc" --dir "$work/sector" --count "$jobs" \
+    --concurrency "$concurrency"
+  run "GetStatus after the load" "$bin/cuzk-bench" status --addr "$grpc"
+  # The load's TIMELINE lines only: the first job's (parameter load, cold
+  # caches) would dilute the busy figures.
+  awk -v n="$(grep -c 'TIMELINE,' "$work/daemon.log.first" 2>/dev/null || echo 0)" \
+    '/TIMELINE,/ { if (++k <= n) next } { print }' "$work/daemon.log" >"$work/load.log"
+  run "timeline of the load" "$bin/cuzk-bench" timeline --log "$work/load.log" --svg "$work/timeline.svg"
+  grep -E 'job .*: total' "$work/daemon.log" | tail -n "$jobs"
+fi
 
 step "shutdown"
 kill -TERM "$dpid"

@@ -74,7 +74,9 @@ TimelineData ReadTimeline(std::istream& in) {
     while (bi < busy_steps.size() && busy_steps[bi].first <= times[i]) busy_now += busy_steps[bi++].second;
     while (qi < d.queue_depth.size() && d.queue_depth[qi].first <= times[i]) depth_now = d.queue_depth[qi++].second;
     if (depth_now > 0 && busy_now < nworkers) d.idle_while_pending_ms += times[i + 1] - times[i];
+    if (busy_now > 0) d.any_busy_ms += times[i + 1] - times[i];
   }
+  if (d.gpu_span_ms > 0) d.any_busy_fraction = d.any_busy_ms / d.gpu_span_ms;
   return d;
 }
 

@@ -31,6 +31,12 @@ struct TimelineData {
   double gpu_span_ms = 0;                  // first GPU start .. last GPU end
   double gpu_utilization = 0;              // busy / (span x workers)
   double idle_while_pending_ms = 0;        // some worker idle while depth > 0
+  // At least one worker inside GPU_START..GPU_END. With one device this is the
+  // device's busy time as the pipeline sees it (CudaBackend serializes its
+  // ProveStart calls, so a second worker's interval overlapping the first is
+  // mostly waiting for it); any_busy_fraction = any_busy_ms / gpu_span_ms.
+  double any_busy_ms = 0;
+  double any_busy_fraction = 0;
   int64_t max_queue_depth = 0;
 };
 

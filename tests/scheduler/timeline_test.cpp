@@ -50,10 +50,29 @@ TEST(Timeline, ComputesBusyAndIdleWhilePending) {
   EXPECT_DOUBLE_EQ(d.gpu_utilization, 350.0 / 400.0);
   EXPECT_DOUBLE_EQ(d.idle_while_pending_ms, 50);
   EXPECT_EQ(d.max_queue_depth, 1);
+  EXPECT_DOUBLE_EQ(d.any_busy_ms, 200);  // worker 0 is busy throughout
+  EXPECT_DOUBLE_EQ(d.any_busy_fraction, 1.0);
   const std::string svg = RenderTimelineSvg(d);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("worker 1"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(Timeline, AnyWorkerBusyCountsOverlapsOnceAndGapsNotAtAll) {
+  // Worker 0: 0..100 and 250..300; worker 1: 50..150 (overlaps worker 0).
+  // Some worker busy: 0..150 and 250..300 = 200 of the 300 ms span.
+  std::stringstream log(
+      "TIMELINE,0,GPU_START,j,worker=0,partition=0\n"
+      "TIMELINE,50,GPU_START,j,worker=1,partition=1\n"
+      "TIMELINE,100,GPU_END,j,worker=0,partition=0,gpu_ms=100\n"
+      "TIMELINE,150,GPU_END,j,worker=1,partition=1,gpu_ms=100\n"
+      "TIMELINE,250,GPU_START,j,worker=0,partition=2\n"
+      "TIMELINE,300,GPU_END,j,worker=0,partition=2,gpu_ms=50\n");
+  const TimelineData d = ReadTimeline(log);
+  EXPECT_DOUBLE_EQ(d.gpu_span_ms, 300);
+  EXPECT_DOUBLE_EQ(d.any_busy_ms, 200);
+  EXPECT_DOUBLE_EQ(d.any_busy_fraction, 200.0 / 300.0);
+  EXPECT_DOUBLE_EQ(d.gpu_utilization, 250.0 / 600.0);
 }
 
 }  // namespace

@@ -51,14 +51,16 @@ int RunTimeline(const TimelineArgs& a) {
                         {"gpu_span_s", d.gpu_span_ms / 1e3},
                         {"gpu_utilization", d.gpu_utilization},
                         {"idle_while_pending_s", d.idle_while_pending_ms / 1e3},
+                        {"any_worker_busy_s", d.any_busy_ms / 1e3},
+                        {"any_worker_busy_fraction", d.any_busy_fraction},
                         {"max_queue_depth", d.max_queue_depth}};
     for (auto& [w, ms] : d.busy_ms_by_worker) j["busy_s_by_worker"][std::to_string(w)] = ms / 1e3;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("%llu TIMELINE lines, %zu GPU partitions over %.1f s: utilization %.2f%%, idle while work pending "
-                "%.3f s, max queue depth %lld\n",
+    std::printf("%llu TIMELINE lines, %zu GPU partitions over %.1f s: utilization %.2f%% per worker, some worker "
+                "busy %.2f%%, idle while work pending %.3f s, max queue depth %lld\n",
                 (unsigned long long)d.timeline_lines, d.gpu.size(), d.gpu_span_ms / 1e3, d.gpu_utilization * 100,
-                d.idle_while_pending_ms / 1e3, (long long)d.max_queue_depth);
+                d.any_busy_fraction * 100, d.idle_while_pending_ms / 1e3, (long long)d.max_queue_depth);
   }
   return 0;
 }

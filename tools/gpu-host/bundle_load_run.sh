@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# One device-tool call on a bare GPU host: the bundle's host check, a 2 KiB
+# smoke with a small load, the GPU tests that were carried, then an 8 MiB
+# sector (4 partitions of 2^24 constraints) with its local setup (GPU first,
+# CPU if that fails) and a load of several jobs through the daemon. Every step
+# has its own time limit and writes its log under $OUT as it goes, so a call
+# cut short still returns what it finished. A summary table is printed last.
+#
+#   tools/gpu-host/bundle_load_run.sh TARBALL [GPU_TEST_BINARY...]
+#
+# Environment: OUT (required), CUZK_LOAD_JOBS (8 MiB load jobs, default 3),
+# CUZK_LOAD_CONCURRENCY (default = jobs), CUZK_SYNTH (synthesis_concurrency,
+# default 4), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
+# CUZK_8MIB_SETUP_S (limit of the GPU setup, default 240).
+set -uo pipefail
+tarball=${1:?tarball}
+shift
+: "${OUT:?set OUT}"
+jobs=${CUZK_LOAD_JOBS:-3}
+conc=${CUZK_LOAD_CONCURRENCY:-$jobs}
+synth=${CUZK_SYNTH:-4}
+skip=",${CUZK_SKIP:-},"
+rows=()
+t_start=$(date +%s)
+row() { rows+=("$(printf '%-34s %-6s %8s  %s' "$1" "$2" "$3" "${4:-}")"); }
+timed() {  # timed NAME LIMIT_S LOG CMD...: run, log, record a row
+  local name=$1 limit=$2 log=$3 t0 rc
+  shift 3
+  t0=$(date +%s.%N)
+  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
+  rc=$?
+  local s
+  s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "${s}s" "$(basename "$log")"
+  return $rc
+}
+
+mkdir -p /tmp/b && tar -xzf "$tarball" -C /tmp/b || exit 2
+bundle=$(echo /tmp/b/cuzk-*/)
+nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv >"$OUT/nvidia-smi.txt" 2>&1
+nproc >>"$OUT/nvidia-smi.txt"; free -g >>"$OUT/nvidia-smi.txt"
+timed "cuzk-check" 60 "$OUT/check.log" "$bundle/bin/cuzk-check"
+
+if [[ $skip != *,smoke2k,* ]]; then
+  timed "smoke 2KiB + 4 jobs" 240 "$OUT/smoke-2k.log" \
+    "$bundle/bin/cuzk-smoke" --keep --work /tmp/s2k --jobs 4 --synthesis-concurrency 2
+  cp /tmp/s2k/daemon.log "$OUT/daemon-2k.log" 2>/dev/null
+  cp /tmp/s2k/timeline.svg "$OUT/timeline-2k.svg" 2>/dev/null
+fi
+
+if [[ $skip != *,tests,* ]]; then
+  for t in "$@"; do
+    timed "$(basename "$t")" 180 "$OUT/$(basename "$t").log" "$t" --gtest_color=no
+  done
+fi
+
+if [[ $skip != *,8mib,* ]]; then
+  w=/tmp/s8m
+  mkdir -p "$w"
+  timed "8MiB gen-vanilla" 200 "$OUT/8mib-gen.log" \
+    "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size 8MiB --seed 1 --out "$w/sector"
+  if ! timed "8MiB setup --gpu" "${CUZK_8MIB_SETUP_S:-240}" "$OUT/8mib-setup-gpu.log" \
+      "$bundle/bin/cuzk-cli" snap setup --sector-size 8MiB --param-cache "$w/params" --gpu; then
+    rm -rf "$w/params"
+    timed "8MiB setup (CPU)" 300 "$OUT/8mib-setup-cpu.log" \
+      "$bundle/bin/cuzk-cli" snap setup --sector-size 8MiB --param-cache "$w/params"
+  fi
+  ls -l "$w/params" >>"$OUT/8mib-setup-gpu.log" 2>&1
+  left=$((590 - ($(date +%s) - t_start)))
+  if ((left > 60)); then
+    timed "smoke 8MiB + $jobs jobs" "$left" "$OUT/smoke-8m.log" \
+      "$bundle/bin/cuzk-smoke" --keep --work "$w" --jobs "$jobs" --concurrency "$conc" \
+      --synthesis-concurrency "$synth"
+  else
+    row "smoke 8MiB" skip "-" "only ${left}s left"
+  fi
+  cp "$w/daemon.log" "$OUT/daemon-8m.log" 2>/dev/null
+  cp "$w/timeline.svg" "$OUT/timeline-8m.svg" 2>/dev/null
+fi
+
+echo
+grep -h -E 'utilization|busy|proofs/min|^PASS|^FAIL|cuzk-smoke:' "$OUT"/smoke-*.log 2>/dev/null | tail -40
+grep -h -E '^\[  (PASSED|FAILED)|FAILED' "$OUT"/*_test.log 2>/dev/null | head -20
+echo
+printf '%-34s %-6s %8s  %s\n' step result time log
+printf '%s\n' "${rows[@]}"
