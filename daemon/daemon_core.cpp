@@ -22,6 +22,7 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
   o.budget_bytes = c.memory.total_budget;                                // nullopt = auto
   o.safety_margin = c.memory.safety_margin;
   o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
+  o.pinned_idle_limit = c.memory.pinned_limit;                           // idle pinned a/b/c buffers kept
   std::unique_ptr<PipelineProofRunner> r = MakePipelineProofRunner(o, observer);
   *pipeline = r.get();
   return r;
@@ -82,8 +83,15 @@ MemoryInfo DaemonCore::Memory() const {
     m.budget_bytes = m.total_bytes > config_.memory.safety_margin ? m.total_bytes - config_.memory.safety_margin : 0;
   }
   m.srs_resident_bytes = srs_.ResidentBytes();
+  m.pinned_bytes = PinnedBytes();
   m.pinned_limit_bytes = config_.memory.pinned_limit;
   return m;
+}
+
+uint64_t DaemonCore::PinnedBytes() const {
+  if (!pipeline_runner_) return 0;
+  const scheduler::PipelineStatus s = pipeline_runner_->PipelineStatus();
+  return s.has_pinned_pool ? s.pinned.idle_bytes + s.pinned.leased_bytes : 0;
 }
 
 uint32_t DaemonCore::GpuWorkers() const {
@@ -109,6 +117,7 @@ std::string DaemonCore::MetricsText() const {
   g.busy_workers = rc.busy_workers;
   g.gpu_workers = GpuWorkers();
   g.srs_resident_bytes = srs_.ResidentBytes();
+  g.pinned_bytes = PinnedBytes();
   g.pinned_limit_bytes = config_.memory.pinned_limit;
   g.retained_jobs = tracker_.Counts().retained;
   return metrics_.Render(g);

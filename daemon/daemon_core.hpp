@@ -30,7 +30,8 @@ struct MemoryInfo {
   uint64_t total_bytes = 0, available_bytes = 0;  // /proc/meminfo
   uint64_t budget_bytes = 0;                      // memory.total_budget ("auto": total - safety_margin)
   uint64_t srs_resident_bytes = 0;
-  // The pinned pool (memory/, issue 7) is not linked yet: 0 bytes in use, the limit from memory.pinned_limit.
+  // The pipeline's pinned pool (GPU workers only): idle + leased buffer
+  // bytes; the limit is memory.pinned_limit (idle buffers kept at most).
   uint64_t pinned_bytes = 0, pinned_limit_bytes = 0;
 };
 
@@ -56,6 +57,7 @@ class DaemonCore {
   MemoryInfo Memory() const;
   std::vector<GpuInfo> Gpus() const { return QueryGpus(config_.gpus.devices); }
   uint32_t GpuWorkers() const;
+  uint64_t PinnedBytes() const;  // the pipeline pool's idle + leased bytes (0 without one)
   std::string MetricsText() const;
   std::string StatusJson() const;  // GET /status (status_json.cpp)
 

@@ -8,8 +8,8 @@
 
 namespace cuzk::daemon {
 
-groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params,
-                                         unsigned threads) {
+groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
+                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory) {
   r1cs::Assignment z;
   if (job.kind == JobKind::kGenericR1cs) {
     z = job.witness;  // a copy: PrepareProverInput consumes it, the job stays read-only
@@ -17,7 +17,8 @@ groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const 
     snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
     z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = threads});
   }
-  return groth16::PrepareProverInput(params.pk, params.circuit, std::move(z), {.threads = threads});
+  return groth16::PrepareProverInput(params.pk, params.circuit, std::move(z),
+                                     {.threads = threads, .abc_memory = abc_memory});
 }
 
 std::vector<ff::Fr> PartitionVerifierInputs(const ProofJob& job, unsigned k) {

@@ -18,6 +18,7 @@
 #include "daemon/proof_runner.hpp"
 #include "engine/ff/fr.hpp"
 #include "engine/groth16/backend.hpp"
+#include "engine/groth16/prover.hpp"
 #include "engine/groth16/types.hpp"
 
 namespace cuzk::daemon {
@@ -25,7 +26,9 @@ namespace cuzk::daemon {
 // Witness and a/b/c of partition k (threads: of each engine call, 0 = all).
 // Throws std::invalid_argument (a vanilla proof that does not fit the shape,
 // groth16::UnsatisfiedWitnessError) and filecoin::CommitmentError.
-groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads);
+// abc_memory: where a/b/c go (groth16::ProveOptions::abc_memory); empty: vectors.
+groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
+                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory = {});
 
 // The public inputs (without ONE) partition k's proof is verified against.
 std::vector<ff::Fr> PartitionVerifierInputs(const ProofJob& job, unsigned k);

@@ -45,6 +45,19 @@ uint64_t VanillaBytes(const filecoin::SectorShape& s) {
   return uint64_t(s.challenge_count) * per_challenge + (uint64_t(s.apex_leaf_count) + s.partition_bit_len + 16) * kFr;
 }
 
+// a/b/c in one buffer of the pipeline's PinnedPool, charged to this
+// partition's a/b/c reservation (PartitionContext::LeaseAbcBuffer); the
+// buffer goes back to the pool when the input lets go of a/b/c (inside
+// ProveStart, or when the StageData is dropped).
+groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_t m) {
+  auto buffer = std::make_shared<memory::PinnedBuffer>(ctx.LeaseAbcBuffer(3 * m * kFr));
+  ff::Fr* base = buffer->as<ff::Fr>();
+  groth16::AbcMemory out;
+  out.spans = {.a = {base, m}, .b = {base + m, m}, .c = {base + 2 * m, m}};
+  out.owner = std::move(buffer);
+  return out;
+}
+
 struct Synthesized final : scheduler::StageData {
   std::shared_ptr<const LoadedParams> params;
   groth16::ProverInput input;
@@ -86,7 +99,7 @@ scheduler::PartitionBytes EstimatePartitionBytes(const PartitionCircuitShape& s)
   scheduler::PartitionBytes b;
   b.abc = 3 * s.domain * kFr + (s.snarkjs_h ? 2 * s.domain * kFr : 0);
   b.total = b.abc + s.variables * kFr + s.vanilla_bytes + kFixedBytes;
-  b.pinned_abc = false;  // std::vectors from PrepareProverInput (see the header)
+  b.pinned_abc = false;  // the runner sets it when it has a PinnedPool (see the header)
   return b;
 }
 
@@ -138,7 +151,9 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   out->params = job_->params.Get(&load_ms);
   Boundary(ctx);
   const auto t0 = Clock::now();
-  out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_);
+  groth16::ProveOptions::AbcMemoryFn abc_memory;
+  if (bytes_.pinned_abc) abc_memory = [&ctx](size_t m) { return LeasedAbcMemory(ctx, m); };
+  out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory);
   const double synth_ms = MsSince(t0);
   std::lock_guard lock(mu_);
   times_.at(ctx.partition).times.srs_load_ms = load_ms;

@@ -22,8 +22,9 @@
 //   abc      = 3 m 32                 a, b, c (EvaluateAbc pads each to m)
 //            + 2 m 32 (snarkjs keys)  H scratch on the host (h_polynomial: scratch + h);
 //                                     bellperson keys compute H in place in a
-//   witness  = n 32                   z: from synthesis until ProveFinish (the
-//                                     PendingProof keeps it for the G2 MSM)
+//   witness  = n 32                   z: from synthesis until ProveStart returns
+//                                     (CudaBackend: B_g2 on the GPU) or until
+//                                     ProveFinish (CPU backend: its G2 MSM)
 //   vanilla  = the CircuitWitness     challenges x (TreeR paths old + new + TreeD
 //                                     path + 2 leaves) + apex leaves + partition path
 //   fixed    = 64 KiB                 pending sums, proof, bookkeeping
@@ -35,9 +36,13 @@
 // MSM/NTT scratch inside a backend (Pippenger buckets: MBs on the CPU; the
 // CudaBackend's device memory is not host memory) and the parameters, which
 // the SrsRegistry holds outside the budget today.
-// a/b/c are std::vectors from groth16::PrepareProverInput, not pinned pool
-// buffers: the engine has no "evaluate into this memory" seam yet, so
-// pinned_abc is false and the copy to the GPU runs from pageable memory.
+// With GPU workers the runner gives the pipeline a PinnedPool and sets
+// pinned_abc (bellperson keys): Synthesize leases one page-locked buffer of
+// 3 m 32 bytes from the partition's a/b/c reservation and PrepareProverInput
+// writes a/b/c straight into it (ProveOptions::abc_memory), so the copy to
+// the GPU runs at pinned line rate; the buffer returns to the pool when
+// ProveStart lets go of a/b/c. snarkjs keys and CPU-backend workers keep
+// pageable vectors.
 #include <chrono>
 #include <cstdint>
 #include <functional>

@@ -92,13 +92,19 @@ class Runner final : public PipelineProofRunner {
     if (options.pacer_target > 0) pc.pacer.target = options.pacer_target;
     pc.pacer.Validate();
     pc.timeline = options.timeline ? options.timeline : [](std::string_view line) { spdlog::info("{}", line); };
-    pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), budget_);
+    if (options.pinned_abc && (!devices_.empty() || options.pinned_abc_on_cpu_workers)) {
+      pinned_.emplace(budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_idle_limit,
+                                                         .try_page_lock = !devices_.empty()});
+      if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
+        spdlog::warn("pipeline runner: page-locked host memory is not available; a/b/c buffers are pageable");
+    }
+    pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), budget_, pinned_ ? &*pinned_ : nullptr);
     notifier_ = std::thread([this] { NotifierLoop(); });
-    spdlog::info("pipeline runner: {} synthesis thread(s), {}, budget {}", options.synthesis_threads,
+    spdlog::info("pipeline runner: {} synthesis thread(s), {}, budget {}, a/b/c in {}", options.synthesis_threads,
                  devices_.empty() ? std::to_string(options.cpu_backend_workers) + " CPU-backend worker(s)"
                                   : std::to_string(devices_.size()) + " GPU(s) x " +
                                         std::to_string(options.workers_per_device) + " worker(s)",
-                 Gb(budget_.capacity()));
+                 Gb(budget_.capacity()), pinned_ ? "pinned pool buffers" : "pageable vectors");
   }
 
   ~Runner() override {
@@ -119,7 +125,10 @@ class Runner final : public PipelineProofRunner {
   void Enqueue(std::shared_ptr<ProofJob> job) override {
     if (!job) throw std::invalid_argument("Enqueue: no job");
     const scheduler::Priority priority = ToPriority(*job);
-    const scheduler::PartitionBytes bytes = EstimatePartitionBytes(CircuitShapeOf(*job));
+    const PartitionCircuitShape shape = CircuitShapeOf(*job);
+    scheduler::PartitionBytes bytes = EstimatePartitionBytes(shape);
+    // snarkjs keys: H on the host transforms vectors in place, so a/b/c stay vectors.
+    bytes.pinned_abc = pinned_ && !shape.snarkjs_h;
     if (bytes.total > budget_.capacity()) throw JobExceedsBudgetError(job->id, bytes, budget_.capacity());
     uint64_t key;
     {
@@ -387,6 +396,7 @@ class Runner final : public PipelineProofRunner {
   groth16::CpuBackend cpu_backend_;  // stateless: shared by the CPU-backend workers
   std::map<int, std::unique_ptr<groth16::Backend>> gpu_backends_;  // one per device, created once
   memory::Budget budget_;            // outlives the pipeline (declared before it)
+  std::optional<memory::PinnedPool> pinned_;  // GPU workers' a/b/c buffers; outlives the pipeline
 
   mutable std::mutex mu_;
   std::condition_variable cv_;       // released_ or notifier_stop_

@@ -67,6 +67,16 @@ struct PipelineRunnerOptions {
   uint64_t safety_margin = 5ull << 30;
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
   unsigned finalizer_threads = 1;
+  // GPU workers: a/b/c are written into page-locked buffers of a PinnedPool
+  // charged to the budget (reused across partitions; idle buffers beyond
+  // pinned_idle_limit are freed at once, and the budget's evictor frees idle
+  // ones under pressure). false, or CPU-backend workers: pageable vectors.
+  bool pinned_abc = true;
+  uint64_t pinned_idle_limit = 16ull << 30;
+  // The pinned path with CPU-backend workers too (plain aligned memory
+  // without a GPU; the CPU backend copies a/b/c into vectors for its NTTs):
+  // for tests of the pool's accounting on machines without a GPU.
+  bool pinned_abc_on_cpu_workers = false;
   scheduler::TimelineSink timeline = {};  // TIMELINE/GPU_TIMING/FIN_TIMING/PACER lines; empty: spdlog info
 };
 

@@ -137,7 +137,7 @@ grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatus
     resp->set_total_proofs_failed(tc.failed);
     resp->set_uptime_seconds(uint64_t(core_->UptimeSeconds()));
     const MemoryInfo m = core_->Memory();
-    resp->set_pinned_memory_bytes(m.pinned_bytes);  // 0 until the pinned pool (memory/) is linked
+    resp->set_pinned_memory_bytes(m.pinned_bytes);  // the pipeline's pool (GPU workers), idle + leased
     resp->set_pinned_memory_limit_bytes(m.pinned_limit_bytes);
   });
 }

@@ -3,6 +3,7 @@
 #include <bit>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,7 @@ namespace {
 // that happens to reuse a freed key's address does not match.
 struct KeyFingerprint {
   std::vector<ec::G1Affine> points;
+  std::vector<ec::G2Affine> g2_points;
   std::vector<size_t> sizes;
   bool operator==(const KeyFingerprint&) const = default;
 };
@@ -37,14 +39,21 @@ KeyFingerprint FingerprintOf(const ProvingKey& pk) {
     f.sizes.push_back(section->size());
     if (!section->empty()) f.points.push_back(section->front()), f.points.push_back(section->back());
   }
+  f.sizes.push_back(pk.b_g2.size());
+  if (!pk.b_g2.empty()) f.g2_points = {pk.b_g2.front(), pk.b_g2.back()};
   return f;
 }
 
+// The key's bases in device memory: every G1 section (96 B a point) and,
+// when B_g2 runs on the GPU, b_g2 (192 B a point; 32 GiB partition: ~7.5 GB).
 struct ResidentKey {
   KeyFingerprint fingerprint;
   G1DeviceBases h, l, a, b_g1;
-  explicit ResidentKey(const ProvingKey& pk)
-      : fingerprint(FingerprintOf(pk)), h(pk.h), l(pk.l), a(pk.a), b_g1(pk.b_g1) {}
+  std::optional<G2DeviceBases> b_g2;
+  ResidentKey(const ProvingKey& pk, bool with_g2)
+      : fingerprint(FingerprintOf(pk)), h(pk.h), l(pk.l), a(pk.a), b_g1(pk.b_g1) {
+    if (with_g2) b_g2.emplace(pk.b_g2);
+  }
 };
 
 template <class T>
@@ -71,6 +80,7 @@ struct GpuState {
   Stream streams[3];
   Event transformed[3];
   G1Msm msm;
+  G2Msm msm_g2;
   DeviceBuffer<ff::Fr> abc[3], z;
   std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;
 };
@@ -95,17 +105,18 @@ struct CudaBackend::Impl {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
     if (it != gpu->keys.end()) gpu->keys.erase(it);  // a different key at a freed key's address
-    return *gpu->keys.emplace(&pk, std::make_unique<ResidentKey>(pk)).first->second;
+    return *gpu->keys.emplace(&pk, std::make_unique<ResidentKey>(pk, options.g2_on_gpu)).first->second;
   }
 
   // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
   // for snarkjs keys). Consumes input.abc.
   size_t ComputeH(const ProvingKey& pk, ProverInput& input) {
-    std::vector<ff::Fr>* host[3] = {&input.abc.a, &input.abc.b, &input.abc.c};
-    const size_t m = host[0]->size();
+    const size_t m = input.Abc(0).size();
     if (pk.h_form != groth16::HQueryForm::kBellperson) {
-      std::vector<ff::Fr> h = groth16::ComputeHScalars(pk.h_form, *host[0], *host[1], *host[2], options.cpu_threads);
-      input.abc = {};
+      input.OwnAbc();  // the CPU's H path transforms vectors in place
+      std::vector<ff::Fr> h =
+          groth16::ComputeHScalars(pk.h_form, input.abc.a, input.abc.b, input.abc.c, options.cpu_threads);
+      input.ReleaseAbc();
       Reserve(gpu->abc[0], h.size());
       gpu->abc[0].CopyFromHost(h, gpu->streams[0]);
       gpu->streams[0].Synchronize();
@@ -113,11 +124,12 @@ struct CudaBackend::Impl {
     }
     const unsigned log_m = unsigned(std::countr_zero(m));
     // One stream per vector: b's and c's uploads overlap a's transforms (fully
-    // with pinned host memory; with pageable memory the host thread stages
-    // each copy, but the GPU keeps transforming meanwhile).
+    // with pinned host memory, ProverInput::abc_external from the daemon's
+    // pool; with pageable memory the host thread stages each copy, but the
+    // GPU keeps transforming meanwhile).
     for (int k = 0; k < 3; ++k) {
       Reserve(gpu->abc[k], m);
-      gpu->abc[k].CopyFromHost(*host[k], gpu->streams[k]);
+      gpu->abc[k].CopyFromHost(input.Abc(k), gpu->streams[k]);
       gpu->ntt.Run(NttKind::kInverse, gpu->abc[k].data(), m, gpu->streams[k]);
       gpu->ntt.Run(NttKind::kCosetForward, gpu->abc[k].data(), m, gpu->streams[k]);
       if (k > 0) {
@@ -129,7 +141,7 @@ struct CudaBackend::Impl {
                      gpu->streams[0]);
     gpu->ntt.Run(NttKind::kCosetInverse, gpu->abc[0].data(), m, gpu->streams[0]);
     gpu->streams[0].Synchronize();  // the G1 MSM runs on its own stream
-    input.abc = {};
+    input.ReleaseAbc();
     return m - 1;  // bellperson drops the last coefficient (0 for a satisfied circuit)
   }
 
@@ -154,7 +166,12 @@ struct CudaBackend::Impl {
     p.b1_sum = msm.RunDensity(bases.b_g1, z, pk.b_density, on_device);
     const size_t num_inputs = input.assignment.num_inputs;
     p.l_sum = msm.Run(bases.l, z + num_inputs, input.assignment.values.size() - num_inputs, on_device);
-    p.assignment = std::move(input.assignment);
+    if (bases.b_g2) {
+      p.b2_sum = gpu->msm_g2.RunDensity(*bases.b_g2, z, pk.b_density, on_device);
+      input.assignment = {};  // ProveFinish only assembles: z is not needed any more
+    } else {
+      p.assignment = std::move(input.assignment);
+    }
     return p;
   }
 
@@ -179,8 +196,13 @@ std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::spa
 
 groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pending, const ff::Fr& r,
                                         const ff::Fr& s) {
-  const msm::MsmOptions mo{.threads = impl_->options.cpu_threads};
-  const ec::G2Jacobian b2 = msm::MsmG2Density(pk.b_g2, pending.assignment.values, pk.b_density, mo);
+  ec::G2Jacobian b2;
+  if (pending.b2_sum) {
+    b2 = *pending.b2_sum;
+  } else {
+    const msm::MsmOptions mo{.threads = impl_->options.cpu_threads};
+    b2 = msm::MsmG2Density(pk.b_g2, pending.assignment.values, pk.b_density, mo);
+  }
   groth16::Proof proof = groth16::AssembleProof(pk.vk, pending, b2, r, s);
   pending.assignment = {};
   return proof;

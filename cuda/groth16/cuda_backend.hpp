@@ -12,16 +12,23 @@
 //     coefficients stay on the device as the H MSM's scalars. (snarkjs form:
 //     H scalars on the CPU, engine/groth16/h_polynomial.hpp, then the GPU MSM.)
 //   G1 MSMs on the GPU (cuda/msm/msm.hpp): H, A (a_density), B_g1
-//     (b_density), L (aux), with the key's bases resident in device memory:
-//     uploaded on the first proof with a key and kept for later proofs with
-//     the same key (identified by address and a fingerprint of its sections).
-// ProveFinish: B_g2 MSM on the CPU (engine/msm) and AssembleProof, like the
-// CPU backend: it runs on the finalizer thread while the GPU proves the next.
+//     (b_density), L (aux), and the G2 MSM B_g2 (b_density), with the key's
+//     bases resident in device memory: uploaded on the first proof with a key
+//     and kept for later proofs with the same key (identified by address and
+//     a fingerprint of its sections).
+// ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
+// MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB
+// partition (2^24) that took ~3.0 s on 16 cores against ~0.55 s for all of
+// ProveStart, so the finalizer, not the GPU, set the pipeline's pace
+// (docs/perf/gpu.md, the daemon runs).
 //
-// Costs today (what the pipeline issue improves): a/b/c and z come from
-// pageable host memory (~8 GB/s instead of ~55 GB/s pinned); every 0/1
-// witness value goes through Pippenger (no bit-witness split yet).
-// ProveStart calls serialize on one mutex (one stream, one scratch set).
+// Host memory: a/b/c are read from wherever the input holds them; the daemon
+// writes them into page-locked pool buffers (ProverInput::abc_external), which
+// copy at ~55 GB/s, pageable vectors at ~8 GB/s. z comes from a pageable
+// vector (one copy per proof, shared by A, B_g1, L and B_g2). 0/1 witness
+// values go through the MSM's compact digits (cuda/msm/msm_steps.hpp), not a
+// separate batched addition. ProveStart calls serialize on one mutex (one
+// set of streams and scratch per device).
 #include <memory>
 #include <string_view>
 
@@ -31,7 +38,8 @@ namespace cuzk::cuda {
 
 struct CudaBackendOptions {
   int device = 0;
-  unsigned cpu_threads = 0;  // the G2 MSM of ProveFinish; 0 = all hardware threads
+  unsigned cpu_threads = 0;  // the CPU's share (snarkjs-form H, G2 MSM when not on the GPU); 0 = all
+  bool g2_on_gpu = true;     // false: B_g2 on the CPU in ProveFinish (saves its device bases)
 };
 
 class CudaBackend final : public groth16::Backend {

@@ -16,6 +16,27 @@ std::string N(uint64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+std::span<const ff::Fr> ProverInput::Abc(int k) const {
+  if (abc_external) return k == 0 ? abc_external->a : k == 1 ? abc_external->b : abc_external->c;
+  return k == 0 ? abc.a : k == 1 ? abc.b : abc.c;
+}
+
+void ProverInput::OwnAbc() {
+  if (!abc_external) return;
+  abc.a.assign(abc_external->a.begin(), abc_external->a.end());
+  abc.b.assign(abc_external->b.begin(), abc_external->b.end());
+  abc.c.assign(abc_external->c.begin(), abc_external->c.end());
+  abc.rows = abc_external->rows;
+  abc_external.reset();
+  abc_owner.reset();
+}
+
+void ProverInput::ReleaseAbc() {
+  abc = {};
+  abc_external.reset();
+  abc_owner.reset();
+}
+
 void CheckProvingKeyShape(const ProvingKey& pk) {
   const uint64_t n = pk.num_variables();
   if (pk.vk.ic.empty()) Fail("verifying key has no IC points (needs one for ONE)");
@@ -42,10 +63,10 @@ void CheckProverInput(const ProvingKey& pk, const ProverInput& in) {
     Fail("witness has " + N(z.values.size()) + " variables, the key " + N(pk.num_variables()));
   }
   const uint64_t m = pk.domain_size();
-  if (in.abc.a.size() != m || in.abc.b.size() != m || in.abc.c.size() != m) {
-    Fail("a/b/c must be padded to the key's domain size " + N(m) + " (got " + N(in.abc.a.size()) + ")");
+  if (in.Abc(0).size() != m || in.Abc(1).size() != m || in.Abc(2).size() != m) {
+    Fail("a/b/c must be padded to the key's domain size " + N(m) + " (got " + N(in.Abc(0).size()) + ")");
   }
-  if (in.abc.rows > m) Fail(N(in.abc.rows) + " rows do not fit the key's domain of " + N(m));
+  if (in.AbcRows() > m) Fail(N(in.AbcRows()) + " rows do not fit the key's domain of " + N(m));
 }
 
 Proof AssembleProof(const VerifyingKey& vk, const PendingProof& sums, const G2Jacobian& b2_sum, const ff::Fr& r,

@@ -5,15 +5,18 @@
 //   ProveStart  (GPU-shaped): H scalars from a/b/c (NTTs), then the G1 MSMs:
 //               A (density-filtered, inputs + A-dense aux), B_g1 (density-
 //               filtered), L (aux), H. Releases the a/b/c buffers.
-//   ProveFinish (CPU epilogue): the G2 MSM for B and the proof assembly with
-//               the blinding r, s (AssembleProof, shared by all backends so
-//               that equal MSM results give bit-identical proofs).
+//   ProveFinish (CPU epilogue): the G2 MSM for B (unless ProveStart did it:
+//               CudaBackend runs it on the GPU, PendingProof::b2_sum) and the
+//               proof assembly with the blinding r, s (AssembleProof, shared
+//               by all backends so equal MSM results give bit-identical proofs).
 //
 // A GPU worker runs ProveStart for a batch and moves on; a finalizer thread
 // runs ProveFinish. The CPU backend (cpu_backend.hpp) is the reference.
 //
 //   std::vector<PendingProof> pending = backend.ProveStart(pk, inputs);
 //   Proof p = backend.ProveFinish(pk, std::move(pending[0]), r, s);
+#include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -31,17 +34,37 @@ namespace cuzk::groth16 {
 // key's domain size m, including bellperson's appended input rows) and the
 // full assignment z (inputs, ONE first, then aux). Built by
 // PrepareProverInput (prover.hpp), which also checks satisfaction.
+//
+// a/b/c live either in abc's vectors or, when abc_external is set, in caller
+// memory (ProveOptions::abc_memory: the daemon's page-locked buffers, which
+// the GPU reads at ~55 GB/s against ~8 GB/s from pageable vectors);
+// abc_owner keeps that memory alive until the input lets go of a/b/c.
 struct ProverInput {
   r1cs::AbcVectors abc;
+  std::optional<r1cs::AbcSpans> abc_external;
+  std::shared_ptr<void> abc_owner;
   r1cs::Assignment assignment;
+
+  // Side k (0 = a, 1 = b, 2 = c), wherever it lives.
+  std::span<const ff::Fr> Abc(int k) const;
+  uint64_t AbcRows() const { return abc_external ? abc_external->rows : abc.rows; }
+  // Caller-memory a/b/c copied into abc's vectors (for code that transforms
+  // them in place, e.g. the CPU backend's NTTs); the caller memory goes.
+  void OwnAbc();
+  // a/b/c freed, wherever they live.
+  void ReleaseAbc();
 };
 
-// The four G1 sums of ProveStart; with z kept for the G2 MSM.
+// The four G1 sums of ProveStart; with z kept for the G2 MSM, or that MSM's result.
 struct PendingProof {
   ec::G1Jacobian a_sum;   // sum over inputs and A-dense aux of z_i a_i
   ec::G1Jacobian b1_sum;  // sum over B-dense variables of z_i b_g1_i
   ec::G1Jacobian l_sum;   // sum over aux of z_j l_j
   ec::G1Jacobian h_sum;   // sum_k h_k H_k
+  // B_g2 = sum over B-dense variables of z_i b_g2_i when ProveStart computed
+  // it (CudaBackend: the GPU's G2 MSM); then `assignment` is empty and
+  // ProveFinish only assembles. Unset: ProveFinish runs the G2 MSM from z.
+  std::optional<ec::G2Jacobian> b2_sum;
   r1cs::Assignment assignment;
 };
 

@@ -17,8 +17,9 @@ std::vector<PendingProof> CpuBackend::ProveStart(const ProvingKey& pk, std::span
 
 PendingProof CpuBackend::StartOne(const ProvingKey& pk, ProverInput& in) {
   const msm::MsmOptions mo{.threads = options_.threads};
+  in.OwnAbc();  // the NTTs run in place on vectors
   std::vector<Fr> h = ComputeHScalars(pk.h_form, in.abc.a, in.abc.b, in.abc.c, options_.threads);
-  in.abc = {};  // a/b/c are spent; free them before the MSMs
+  in.ReleaseAbc();  // a/b/c are spent; free them before the MSMs
   PendingProof p;
   std::span<const Fr> z = in.assignment.values;
   p.h_sum = msm::MsmG1(pk.h, h, mo);

@@ -45,9 +45,25 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   }
   if (z.values.empty() || !z.values[0].IsOne()) throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
   ProverInput in;
-  in.abc = r1cs::EvaluateAbc(circuit, z.values, {.pad_to = pk.domain_size(), .threads = options.threads});
-  if (options.check_satisfied) {
-    if (auto f = r1cs::FirstUnsatisfied(circuit, in.abc, options.threads)) throw UnsatisfiedWitnessError(*f);
+  if (options.abc_memory) {
+    const size_t m = pk.domain_size();
+    AbcMemory memory = options.abc_memory(m);
+    r1cs::AbcSpans& s = memory.spans;
+    if (s.a.size() != m || s.b.size() != m || s.c.size() != m) {
+      throw std::invalid_argument("ProveOptions::abc_memory gave " + N(s.a.size()) + "/" + N(s.b.size()) + "/" +
+                                  N(s.c.size()) + " elements for a domain of " + N(m));
+    }
+    r1cs::EvaluateAbcInto(circuit, z.values, s, {.threads = options.threads});
+    if (options.check_satisfied) {
+      if (auto f = r1cs::FirstUnsatisfied(circuit, s, options.threads)) throw UnsatisfiedWitnessError(*f);
+    }
+    in.abc_external = s;
+    in.abc_owner = std::move(memory.owner);
+  } else {
+    in.abc = r1cs::EvaluateAbc(circuit, z.values, {.pad_to = pk.domain_size(), .threads = options.threads});
+    if (options.check_satisfied) {
+      if (auto f = r1cs::FirstUnsatisfied(circuit, in.abc, options.threads)) throw UnsatisfiedWitnessError(*f);
+    }
   }
   in.assignment = std::move(z);
   return in;

@@ -11,6 +11,8 @@
 // A witness that does not satisfy the circuit is refused before any MSM with
 // UnsatisfiedWitnessError naming the first failing row (its recorded name
 // when the circuit was recorded with names).
+#include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -33,9 +35,21 @@ class UnsatisfiedWitnessError : public std::invalid_argument {
   r1cs::ConstraintFailure failure_;
 };
 
+// Caller memory for a/b/c: three spans of `per_side` elements and what keeps
+// them alive (ProverInput::abc_owner).
+struct AbcMemory {
+  r1cs::AbcSpans spans;
+  std::shared_ptr<void> owner;
+};
+
 struct ProveOptions {
   unsigned threads = 0;         // a/b/c evaluation and the satisfaction check
   bool check_satisfied = true;  // one multiplication per row; off only for benchmarks of known-good witnesses
+  // Empty: a/b/c in owned vectors. Otherwise PrepareProverInput asks it once
+  // for the memory of the three sides (the key's domain size each) and
+  // writes a/b/c there (e.g. a pinned buffer; see ProverInput).
+  using AbcMemoryFn = std::function<AbcMemory(size_t per_side)>;
+  AbcMemoryFn abc_memory;
 };
 
 // The key was made for this circuit: same inputs and aux counts, same

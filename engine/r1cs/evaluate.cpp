@@ -28,20 +28,21 @@ unsigned Chunks(size_t rows, unsigned threads) {
 
 }  // namespace
 
-AbcVectors EvaluateAbc(const CompiledCircuit& circuit, std::span<const Fr> z, const EvaluateOptions& options) {
+void EvaluateAbcInto(const CompiledCircuit& circuit, std::span<const Fr> z, AbcSpans& out,
+                     const EvaluateOptions& options) {
   if (z.size() != circuit.num_variables()) {
     throw std::invalid_argument("EvaluateAbc: assignment has " + std::to_string(z.size()) +
                                 " values, the circuit has " + std::to_string(circuit.num_variables()) + " variables");
   }
   const uint64_t nc = circuit.num_constraints();
   const uint64_t rows = circuit.num_prover_rows();
-  const uint64_t len = std::max<uint64_t>(rows, options.pad_to);
-  AbcVectors out;
+  const uint64_t len = out.a.size();
+  if (out.b.size() != len || out.c.size() != len || len < rows) {
+    throw std::invalid_argument("EvaluateAbcInto: a/b/c spans of " + std::to_string(out.a.size()) + "/" +
+                                std::to_string(out.b.size()) + "/" + std::to_string(out.c.size()) +
+                                " elements for " + std::to_string(rows) + " rows");
+  }
   out.rows = rows;
-  // Zero-initialized: the padding must be zero, the rest is overwritten.
-  out.a.resize(len);
-  out.b.resize(len);
-  out.c.resize(len);
   const Fr* zp = z.data();
   util::ParallelForChunks(nc, Chunks(nc, options.threads), [&](size_t begin, size_t end, size_t) {
     for (size_t r = begin; r < end; ++r) {
@@ -50,7 +51,27 @@ AbcVectors EvaluateAbc(const CompiledCircuit& circuit, std::span<const Fr> z, co
       out.c[r] = Dot(circuit.c, r, zp);
     }
   });
-  for (uint64_t i = 0; i < circuit.num_inputs; ++i) out.a[nc + i] = z[i];
+  // bellperson's appended input rows: a = z_i, b = c = 0.
+  for (uint64_t i = 0; i < circuit.num_inputs; ++i) out.a[nc + i] = z[i], out.b[nc + i] = out.c[nc + i] = Fr::Zero();
+  // The padding, in parallel (8 MiB partition: 3 x 214 MB; a single-thread
+  // fill would add ~0.1 s to every synthesis).
+  const size_t pad = len - rows;
+  util::ParallelForChunks(pad, Chunks(pad, options.threads), [&](size_t begin, size_t end, size_t) {
+    for (auto* side : {&out.a, &out.b, &out.c}) std::fill(side->begin() + rows + begin, side->begin() + rows + end, Fr::Zero());
+  });
+}
+
+AbcVectors EvaluateAbc(const CompiledCircuit& circuit, std::span<const Fr> z, const EvaluateOptions& options) {
+  const uint64_t len = std::max<uint64_t>(circuit.num_prover_rows(), options.pad_to);
+  AbcVectors out;
+  if (z.size() == circuit.num_variables()) {  // otherwise EvaluateAbcInto throws before anything is allocated
+    out.a.resize(len);
+    out.b.resize(len);
+    out.c.resize(len);
+  }
+  AbcSpans spans{out.a, out.b, out.c};
+  EvaluateAbcInto(circuit, z, spans, options);
+  out.rows = spans.rows;
   return out;
 }
 
@@ -84,6 +105,15 @@ std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit
   const uint64_t rows = circuit.num_prover_rows();
   if (abc.a.size() < rows || abc.b.size() < rows || abc.c.size() < rows) {
     throw std::invalid_argument("FirstUnsatisfied: a/b/c vectors shorter than the circuit's rows");
+  }
+  return FindFirst(circuit, rows, threads, [&](size_t r) { return std::tuple{abc.a[r], abc.b[r], abc.c[r]}; });
+}
+
+std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, const AbcSpans& abc,
+                                                  unsigned threads) {
+  const uint64_t rows = circuit.num_prover_rows();
+  if (abc.a.size() < rows || abc.b.size() < rows || abc.c.size() < rows) {
+    throw std::invalid_argument("FirstUnsatisfied: a/b/c spans shorter than the circuit's rows");
   }
   return FindFirst(circuit, rows, threads, [&](size_t r) { return std::tuple{abc.a[r], abc.b[r], abc.c[r]}; });
 }

@@ -28,6 +28,14 @@ struct AbcVectors {
   uint64_t rows = 0;            // num_prover_rows (rows that carry values)
 };
 
+// a/b/c in caller memory (a page-locked buffer the GPU copies from at line
+// rate instead of ~8 GB/s from pageable vectors): three spans of one length,
+// at least num_prover_rows.
+struct AbcSpans {
+  std::span<ff::Fr> a, b, c;
+  uint64_t rows = 0;  // num_prover_rows, set by EvaluateAbcInto
+};
+
 struct EvaluateOptions {
   uint64_t pad_to = 0;   // final length at least this (the FFT domain size m)
   unsigned threads = 0;  // 0 = all hardware threads
@@ -37,8 +45,17 @@ struct EvaluateOptions {
 // Multi-threaded over rows; each output element is written by one thread.
 AbcVectors EvaluateAbc(const CompiledCircuit& circuit, std::span<const ff::Fr> z, const EvaluateOptions& options = {});
 
+// The same into caller memory: every element of the three spans is written
+// (rows, then zero padding), so the memory need not be cleared first; sets
+// out.rows. options.pad_to is ignored (the spans' length is the padding).
+// std::invalid_argument when z or the spans have the wrong length.
+void EvaluateAbcInto(const CompiledCircuit& circuit, std::span<const ff::Fr> z, AbcSpans& out,
+                     const EvaluateOptions& options = {});
+
 // The first row (smallest index) with a * b != c, or nullopt. Multi-threaded.
 std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, const AbcVectors& abc,
+                                                  unsigned threads = 0);
+std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, const AbcSpans& abc,
                                                   unsigned threads = 0);
 // Same, evaluating the rows from the assignment.
 std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, std::span<const ff::Fr> z,

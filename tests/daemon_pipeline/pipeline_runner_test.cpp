@@ -247,6 +247,7 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
   PipelineRunnerOptions o = CpuOptions(&lines);
   o.cpu_workers = false;
   o.workers_per_device = 1;
+  o.pinned_abc_on_cpu_workers = true;  // a/b/c in pool buffers also without a GPU
   auto runner = MakePipelineProofRunner(o, &rec);
   std::printf("proving on %s\n", runner->devices().empty() ? "CPU-backend workers"
                                                              : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
@@ -284,9 +285,20 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
   std::printf("2 KiB job: total %.0f ms (queue %.0f, srs load %.0f, synthesis %.0f, prove %.0f, verify %.0f)\n",
               t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.gpu_ms, t.verify_ms);
 
+  // a/b/c went through the pinned pool: one buffer per partition (2 KiB: 1)
+  // of exactly the 3 m 32 bytes, back in the pool now and still charged to
+  // the budget as the only reserved bytes (kept for the next partition).
   const scheduler::PipelineStatus s = runner->PipelineStatus();
-  EXPECT_EQ(s.reserved_bytes, 0u);
-  EXPECT_GT(s.peak_reserved_bytes, 3u * (1u << 21) * 32);  // at least a/b/c of the 2^21 domain
+  const uint64_t abc_bytes = 3ull * (1u << 21) * 32;
+  ASSERT_TRUE(s.has_pinned_pool);
+  EXPECT_EQ(s.pinned.allocations, 1u);
+  EXPECT_EQ(s.pinned.leased_buffers, 0u);
+  EXPECT_EQ(s.pinned.idle_bytes, abc_bytes);
+  std::printf("pinned pool after the job: %llu idle bytes in %llu buffer(s), %llu page-locked allocation(s)\n",
+              (unsigned long long)s.pinned.idle_bytes, (unsigned long long)s.pinned.idle_buffers,
+              (unsigned long long)s.pinned.page_locked_allocations);
+  EXPECT_EQ(s.reserved_bytes, s.pinned.idle_bytes);
+  EXPECT_GT(s.peak_reserved_bytes, abc_bytes);  // at least a/b/c of the 2^21 domain
   EXPECT_TRUE(s.jobs.empty());
   EXPECT_EQ(s.jobs_completed, 1u);
   EXPECT_TRUE(runner->Counts().by_kind.empty() || runner->Counts().by_kind[JobKind::kSnapDeals].pending == 0);

@@ -5,6 +5,8 @@
 // proof encoding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/circuits/synthetic/synthetic_circuit.hpp"
 #include "engine/ec/encoding.hpp"
 #include "engine/groth16/cpu_backend.hpp"
@@ -436,9 +438,63 @@ TEST(Prover, SplitStartFinishAndBatches) {
   Proof split = cpu.ProveFinish(f.pk, std::move(pending[0]), r, s);
   EXPECT_EQ(split, ProveWithRandomness(cpu, f.pk, f.circuit, ws[0], r, s));
   // Unpadded a/b/c are refused by the backend.
-  ProverInput raw{r1cs::EvaluateAbc(f.circuit, ws[0].values), ws[0]};
+  ProverInput raw;
+  raw.abc = r1cs::EvaluateAbc(f.circuit, ws[0].values);
+  raw.assignment = ws[0];
   raw.abc.a.pop_back();
   EXPECT_THROW(cpu.ProveStart(f.pk, std::span(&raw, 1)), std::invalid_argument);
+}
+
+TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
+  // a/b/c written into caller memory (what the daemon does with pinned
+  // buffers): memory filled with garbage first (every element must be
+  // written), the same proof as the vector path for the same r, s, and the
+  // owner dropped by ProveStart.
+  const synthetic::SyntheticParams params{.log_size = 9, .num_public = 2};
+  Fixture f = MakeSynthetic(params);
+  CpuBackend cpu({.threads = 2});
+  auto rng = test::SeededRng();
+  const r1cs::Assignment z = synthetic::Witness(params, rng());
+  const Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  const size_t m = f.pk.domain_size();
+  std::weak_ptr<std::vector<Fr>> watch;
+  size_t asked = 0;
+  ProveOptions o;
+  o.abc_memory = [&](size_t per_side) {
+    asked = per_side;
+    auto mem = std::make_shared<std::vector<Fr>>(3 * per_side);
+    for (Fr& e : *mem) e = Fr::Random(rng);  // garbage
+    watch = mem;
+    AbcMemory out;
+    out.spans = {.a = {mem->data(), per_side}, .b = {mem->data() + per_side, per_side},
+                 .c = {mem->data() + 2 * per_side, per_side}};
+    out.owner = mem;
+    return out;
+  };
+  ProverInput in = PrepareProverInput(f.pk, f.circuit, z, o);
+  EXPECT_EQ(asked, m);
+  ASSERT_TRUE(in.abc_external.has_value());
+  EXPECT_TRUE(in.abc.a.empty());
+  const r1cs::AbcVectors want = r1cs::EvaluateAbc(f.circuit, z.values, {.pad_to = m});
+  for (int k = 0; k < 3; ++k) {
+    const std::vector<Fr>& w = k == 0 ? want.a : k == 1 ? want.b : want.c;
+    EXPECT_TRUE(std::equal(w.begin(), w.end(), in.Abc(k).begin(), in.Abc(k).end())) << "side " << k;
+  }
+  EXPECT_FALSE(watch.expired());
+  std::vector<PendingProof> pending = cpu.ProveStart(f.pk, std::span(&in, 1));
+  EXPECT_TRUE(watch.expired()) << "ProveStart kept the caller's a/b/c memory";
+  EXPECT_EQ(cpu.ProveFinish(f.pk, std::move(pending[0]), r, s), ProveWithRandomness(cpu, f.pk, f.circuit, z, r, s));
+
+  // Memory of the wrong size is refused before anything is written.
+  ProveOptions bad;
+  bad.abc_memory = [&](size_t per_side) {
+    auto mem = std::make_shared<std::vector<Fr>>(3 * per_side);
+    AbcMemory out;
+    out.spans = {.a = {mem->data(), per_side - 1}, .b = {mem->data(), per_side}, .c = {mem->data(), per_side}};
+    out.owner = mem;
+    return out;
+  };
+  EXPECT_THROW(PrepareProverInput(f.pk, f.circuit, z, bad), std::invalid_argument);
 }
 
 TEST(Prover, KeyForAnotherCircuitIsRefused) {

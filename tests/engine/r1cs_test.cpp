@@ -3,6 +3,8 @@
 // EvaluateAbc and satisfaction checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/circuits/synthetic/synthetic_circuit.hpp"
 #include "engine/r1cs/checking.hpp"
 #include "engine/r1cs/evaluate.hpp"
@@ -184,6 +186,24 @@ TEST_P(SyntheticModes, RecordWitnessAndCheckAgree) {
   EXPECT_EQ(abc.a, abc1.a);
   EXPECT_EQ(abc.b, abc1.b);
   EXPECT_EQ(abc.c, abc1.c);
+  // Into caller memory full of garbage (ones): every element is written, the
+  // same values; wrong span lengths are refused.
+  const size_t len = abc.a.size();
+  std::vector<Fr> mem(3 * len, Fr::One());
+  AbcSpans spans{.a = {mem.data(), len}, .b = {mem.data() + len, len}, .c = {mem.data() + 2 * len, len}};
+  EvaluateAbcInto(c, zw.values, spans, {.threads = 2});
+  EXPECT_EQ(spans.rows, c.num_prover_rows());
+  EXPECT_TRUE(std::equal(abc.a.begin(), abc.a.end(), spans.a.begin()));
+  EXPECT_TRUE(std::equal(abc.b.begin(), abc.b.end(), spans.b.begin()));
+  EXPECT_TRUE(std::equal(abc.c.begin(), abc.c.end(), spans.c.begin()));
+  EXPECT_FALSE(FirstUnsatisfied(c, spans).has_value());
+  spans.c[3] += Fr::One();  // a * b = c held; c + 1 cannot
+  ASSERT_TRUE(FirstUnsatisfied(c, spans).has_value());
+  EXPECT_EQ(FirstUnsatisfied(c, spans)->index, 3u);
+  AbcSpans short_c{.a = spans.a, .b = spans.b, .c = spans.c.first(len - 1)};
+  EXPECT_THROW(EvaluateAbcInto(c, zw.values, short_c), std::invalid_argument);
+  AbcSpans too_short{.a = spans.a.first(4), .b = spans.b.first(4), .c = spans.c.first(4)};
+  EXPECT_THROW(EvaluateAbcInto(c, zw.values, too_short), std::invalid_argument);
 
   // A different witness seed gives a different assignment for the same R1CS.
   Assignment other = synthetic::Witness(p, seed + 1);
