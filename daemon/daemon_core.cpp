@@ -22,7 +22,7 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
   o.budget_bytes = c.memory.total_budget;                                // nullopt = auto
   o.safety_margin = c.memory.safety_margin;
   o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
-  o.pinned_idle_limit = c.memory.pinned_limit;                           // idle pinned a/b/c buffers kept
+  o.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
   std::unique_ptr<PipelineProofRunner> r = MakePipelineProofRunner(o, observer);
   *pipeline = r.get();
   return r;

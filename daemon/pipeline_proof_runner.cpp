@@ -93,8 +93,12 @@ class Runner final : public PipelineProofRunner {
     pc.pacer.Validate();
     pc.timeline = options.timeline ? options.timeline : [](std::string_view line) { spdlog::info("{}", line); };
     if (options.pinned_abc && (!devices_.empty() || options.pinned_abc_on_cpu_workers)) {
-      pinned_.emplace(budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_idle_limit,
-                                                         .try_page_lock = !devices_.empty()});
+      // The page-locked ceiling bounds how many ~1 s cudaHostAlloc stalls a
+      // burst can cause (PinnedPoolOptions::max_page_locked_bytes); beyond
+      // it a/b/c buffers are plain memory, freed after use.
+      pinned_.emplace(budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_limit,
+                                                         .try_page_lock = !devices_.empty(),
+                                                         .max_page_locked_bytes = options.pinned_limit});
       if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
         spdlog::warn("pipeline runner: page-locked host memory is not available; a/b/c buffers are pageable");
     }
@@ -215,6 +219,7 @@ class Runner final : public PipelineProofRunner {
     // Not started: cancelled now; started: until the deadline, then cancelled.
     const bool stopped = pipeline_->Shutdown(deadline);
     if (!stopped) spdlog::warn("shutdown: a pipeline thread is still inside an engine call");
+    LogGpuTransfers();
     // Every released job's OnJobFinished goes out from the notifier thread.
     // When a stage is stuck in an engine call its job is not released yet:
     // wait only for what is released (the caller answers the rest, e.g.
@@ -254,6 +259,26 @@ class Runner final : public PipelineProofRunner {
       spdlog::warn("pipeline runner: GPU devices configured, but this build has no CUDA: CPU-backend workers");
 #endif
     return devices;
+  }
+
+  // Per device: proofs, host-to-device bytes and rates of a/b/c (pinned
+  // share) and z, time inside ProveStart: what the H2D figures of the
+  // daemon runs in docs/perf/gpu.md come from.
+  void LogGpuTransfers() const {
+#ifdef CUZK_HAVE_CUDA
+    for (const auto& [device, backend] : gpu_backends_) {
+      const auto* cuda_backend = dynamic_cast<const cuda::CudaBackend*>(backend.get());
+      if (!cuda_backend) continue;
+      const cuda::CudaBackendStats t = cuda_backend->Stats();
+      if (t.proofs == 0) continue;
+      auto rate = [](uint64_t bytes, double ms) { return ms > 0 ? double(bytes) / ms / 1e6 : 0.0; };
+      spdlog::info("GPU {}: {} partition(s), ProveStart {:.1f} ms each; a/b/c H2D {:.2f} GB ({:.0f}% from pinned "
+                   "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB at {:.1f} GB/s",
+                   device, t.proofs, t.prove_start_ms / double(t.proofs), double(t.abc_bytes) / 1e9,
+                   t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0,
+                   rate(t.abc_bytes / 3, t.abc_ms / 3), double(t.z_bytes) / 1e9, rate(t.z_bytes, t.z_ms));
+    }
+#endif
   }
 
   groth16::Backend& BackendFor(int device) {

@@ -68,11 +68,12 @@ struct PipelineRunnerOptions {
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
   unsigned finalizer_threads = 1;
   // GPU workers: a/b/c are written into page-locked buffers of a PinnedPool
-  // charged to the budget (reused across partitions; idle buffers beyond
-  // pinned_idle_limit are freed at once, and the budget's evictor frees idle
-  // ones under pressure). false, or CPU-backend workers: pageable vectors.
+  // charged to the budget and reused across partitions. At most
+  // pinned_limit bytes are page-locked (past it a buffer is plain memory,
+  // freed after use) and kept idle; the budget's evictor frees idle buffers
+  // under pressure. false, or CPU-backend workers: pageable vectors.
   bool pinned_abc = true;
-  uint64_t pinned_idle_limit = 16ull << 30;
+  uint64_t pinned_limit = 16ull << 30;
   // The pinned path with CPU-backend workers too (plain aligned memory
   // without a GPU; the CPU backend copies a/b/c into vectors for its NTTs):
   // for tests of the pool's accounting on machines without a GPU.

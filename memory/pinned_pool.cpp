@@ -25,6 +25,8 @@ struct PinnedPoolCore {
 
 namespace {
 
+// Frees outside every lock; the caller has already taken a page-locked
+// block's capacity off stats.page_locked_bytes (ForgetLocked).
 void FreeBlock(PinnedBlock& b) {
   if (!b.ptr) return;
 #ifdef CUZK_MEMORY_CUDA
@@ -41,17 +43,32 @@ void FreeBlock(PinnedBlock& b) {
 }
 
 // Allocates outside every lock: page-locking costs far more than the lock.
-PinnedBlock AllocateBlock(const PinnedPoolOptions& o, size_t capacity, Reservation charge) {
+// The page-locked ceiling is claimed under the lock first (and given back
+// when page-locking fails), so concurrent leases cannot pass it together.
+PinnedBlock AllocateBlock(PinnedPoolCore& core, size_t capacity, Reservation charge) {
+  const PinnedPoolOptions& o = core.options;
   PinnedBlock b;
   b.capacity = capacity;
 #ifdef CUZK_MEMORY_CUDA
   if (o.try_page_lock) {
+    bool claimed;
+    {
+      std::lock_guard lock(core.mu);
+      claimed = core.stats.page_locked_bytes + capacity <= o.max_page_locked_bytes;
+      if (claimed) core.stats.page_locked_bytes += capacity;
+    }
     void* p = nullptr;
-    if (cudaHostAlloc(&p, capacity, cudaHostAllocPortable) == cudaSuccess && p) {
+    if (claimed && cudaHostAlloc(&p, capacity, cudaHostAllocPortable) == cudaSuccess && p) {
       b.ptr = p;
       b.page_locked = true;
-    } else {
+    } else if (claimed) {
       cudaGetLastError();  // clear the sticky error; fall back to pageable memory
+      std::lock_guard lock(core.mu);
+      core.stats.page_locked_bytes -= capacity;
+    } else {
+      // Past the ceiling; only worth noting (and not keeping the buffer)
+      // where page-locking works at all.
+      b.over_ceiling = PinnedPool::PageLockingAvailable();
     }
   }
 #endif
@@ -61,6 +78,12 @@ PinnedBlock AllocateBlock(const PinnedPoolOptions& o, size_t capacity, Reservati
   }
   b.charge = std::move(charge);
   return b;
+}
+
+// A block leaves the pool for good (about to be freed).
+void ForgetLocked(PinnedPoolCore& core, const PinnedBlock& b) {
+  ++core.stats.frees;
+  if (b.page_locked) core.stats.page_locked_bytes -= b.capacity;
 }
 
 std::optional<PinnedBlock> TakeBestFitLocked(PinnedPoolCore& core, size_t bytes) {
@@ -113,13 +136,13 @@ void PinnedBuffer::Return() {
     std::lock_guard lock(core->mu);
     core->stats.leased_bytes -= b.capacity;
     --core->stats.leased_buffers;
-    keep = !core->closed && core->stats.idle_bytes + b.capacity <= core->options.max_idle_bytes;
+    keep = !core->closed && !b.over_ceiling && core->stats.idle_bytes + b.capacity <= core->options.max_idle_bytes;
     if (keep) {
       core->stats.idle_bytes += b.capacity;
       ++core->stats.idle_buffers;
       core->idle.emplace(b.capacity, std::move(b));
     } else {
-      ++core->stats.frees;
+      internal::ForgetLocked(*core, b);
     }
   }
   if (!keep) internal::FreeBlock(b);
@@ -138,9 +161,8 @@ PinnedPool::~PinnedPool() {
   {
     std::lock_guard lock(core_->mu);
     core_->closed = true;
-    for (auto& [cap, b] : core_->idle) doomed.push_back(std::move(b));
+    for (auto& [cap, b] : core_->idle) internal::ForgetLocked(*core_, b), doomed.push_back(std::move(b));
     core_->idle.clear();
-    core_->stats.frees += doomed.size();
     core_->stats.idle_bytes = 0;
     core_->stats.idle_buffers = 0;
   }
@@ -171,11 +193,12 @@ PinnedBuffer PinnedPool::Lease(size_t bytes, Reservation&& charge, int priority)
   Reservation c = std::move(charge);
   if (c.bytes() > capacity) c.Release(c.bytes() - capacity);
   if (c.bytes() < capacity) c.Merge(core_->budget.Acquire(capacity - c.bytes(), priority));
-  PinnedBlock b = internal::AllocateBlock(core_->options, capacity, std::move(c));
+  PinnedBlock b = internal::AllocateBlock(*core_, capacity, std::move(c));
   {
     std::lock_guard lock(core_->mu);
     ++core_->stats.allocations;
     if (b.page_locked) ++core_->stats.page_locked_allocations;
+    if (b.over_ceiling) ++core_->stats.over_ceiling_allocations;
     core_->stats.leased_bytes += b.capacity;
     ++core_->stats.leased_buffers;
   }
@@ -192,7 +215,7 @@ uint64_t PinnedPool::Shrink(uint64_t bytes) {
       freed += it->second.capacity;
       core_->stats.idle_bytes -= it->second.capacity;
       --core_->stats.idle_buffers;
-      ++core_->stats.frees;
+      internal::ForgetLocked(*core_, it->second);
       doomed.push_back(std::move(it->second));
       core_->idle.erase(it);
     }

@@ -28,6 +28,15 @@ struct PinnedPoolOptions {
   size_t alignment = 4096;       // capacity is rounded up to this; also the address alignment
   uint64_t max_idle_bytes = ~uint64_t(0);  // buffers given back beyond this are freed at once
   bool try_page_lock = true;     // false: plain memory even with CUDA (tests, CPU-only daemons)
+  // Page-locked bytes the pool holds at most (idle and leased). A buffer
+  // that would pass it is plain aligned memory instead (page_locked() false,
+  // copies at pageable speed) and is freed when given back rather than kept,
+  // so the pool settles on page-locked buffers. Why a ceiling: cudaHostAlloc
+  // of a 1.6 GB a/b/c buffer takes ~1 s and stalls the device's other CUDA
+  // calls meanwhile; on the H200 a daemon whose synthesis ran 20 partitions
+  // ahead of the GPU page-locked 20 new buffers and one ProveStart took 19.6 s
+  // instead of 0.25 (docs/perf/gpu.md, daemon run 2).
+  uint64_t max_page_locked_bytes = ~uint64_t(0);
 };
 
 struct PinnedPoolStats {
@@ -35,6 +44,8 @@ struct PinnedPoolStats {
   uint64_t idle_buffers = 0, leased_buffers = 0;
   uint64_t allocations = 0, reuses = 0, frees = 0;
   uint64_t page_locked_allocations = 0;
+  uint64_t page_locked_bytes = 0;      // capacities of the page-locked buffers held now (idle + leased)
+  uint64_t over_ceiling_allocations = 0;  // plain buffers made because of max_page_locked_bytes
 };
 
 namespace internal {
@@ -43,6 +54,7 @@ struct PinnedBlock {
   void* ptr = nullptr;
   size_t capacity = 0;
   bool page_locked = false;
+  bool over_ceiling = false;  // plain only because of max_page_locked_bytes: freed when given back
   Reservation charge;  // exactly capacity bytes
 };
 }  // namespace internal

@@ -1,6 +1,7 @@
 #include "cuda/groth16/cuda_backend.hpp"
 
 #include <bit>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -79,6 +80,7 @@ struct GpuState {
   NttEngine ntt;
   Stream streams[3];
   Event transformed[3];
+  Event copy_start[3], copy_end[3];  // a/b/c uploads (CudaBackendStats)
   G1Msm msm;
   G2Msm msm_g2;
   DeviceBuffer<ff::Fr> abc[3], z;
@@ -110,13 +112,29 @@ struct CudaBackend::Impl {
 
   // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
   // for snarkjs keys). Consumes input.abc.
+  // Host memory the device is done with, freed after the device lock is let
+  // go: freeing 1.6 GB (munmap, or cudaFreeHost, which also synchronizes the
+  // device) takes tens of ms that the other worker's ProveStart need not wait.
+  struct Retired {
+    std::vector<r1cs::AbcVectors> abc;
+    std::vector<std::shared_ptr<void>> owners;
+    std::vector<r1cs::Assignment> assignments;
+  };
+  Retired retired;  // guarded by mu; emptied by ProveStart after unlocking
+
+  void Retire(ProverInput& input) {
+    retired.abc.push_back(std::move(input.abc));
+    retired.owners.push_back(std::move(input.abc_owner));
+    input.ReleaseAbc();
+  }
+
   size_t ComputeH(const ProvingKey& pk, ProverInput& input) {
     const size_t m = input.Abc(0).size();
     if (pk.h_form != groth16::HQueryForm::kBellperson) {
       input.OwnAbc();  // the CPU's H path transforms vectors in place
       std::vector<ff::Fr> h =
           groth16::ComputeHScalars(pk.h_form, input.abc.a, input.abc.b, input.abc.c, options.cpu_threads);
-      input.ReleaseAbc();
+      Retire(input);
       Reserve(gpu->abc[0], h.size());
       gpu->abc[0].CopyFromHost(h, gpu->streams[0]);
       gpu->streams[0].Synchronize();
@@ -127,9 +145,12 @@ struct CudaBackend::Impl {
     // with pinned host memory, ProverInput::abc_external from the daemon's
     // pool; with pageable memory the host thread stages each copy, but the
     // GPU keeps transforming meanwhile).
+    const bool pinned = IsPageLocked(input.Abc(0).data());
     for (int k = 0; k < 3; ++k) {
       Reserve(gpu->abc[k], m);
+      gpu->copy_start[k].Record(gpu->streams[k]);
       gpu->abc[k].CopyFromHost(input.Abc(k), gpu->streams[k]);
+      gpu->copy_end[k].Record(gpu->streams[k]);
       gpu->ntt.Run(NttKind::kInverse, gpu->abc[k].data(), m, gpu->streams[k]);
       gpu->ntt.Run(NttKind::kCosetForward, gpu->abc[k].data(), m, gpu->streams[k]);
       if (k > 0) {
@@ -141,7 +162,10 @@ struct CudaBackend::Impl {
                      gpu->streams[0]);
     gpu->ntt.Run(NttKind::kCosetInverse, gpu->abc[0].data(), m, gpu->streams[0]);
     gpu->streams[0].Synchronize();  // the G1 MSM runs on its own stream
-    input.ReleaseAbc();
+    for (int k = 0; k < 3; ++k) stats.abc_ms += gpu->copy_end[k].ElapsedMsSince(gpu->copy_start[k]);
+    stats.abc_bytes += 3 * m * sizeof(ff::Fr);
+    if (pinned) stats.abc_pinned_bytes += 3 * m * sizeof(ff::Fr);
+    Retire(input);
     return m - 1;  // bellperson drops the last coefficient (0 for a satisfied circuit)
   }
 
@@ -149,8 +173,20 @@ struct CudaBackend::Impl {
   // partition: 2.6 GB, ~47 ms at pinned line rate, paid once instead of 3x).
   const ff::Fr* UploadWitness(const std::vector<ff::Fr>& z) {
     Reserve(gpu->z, z.size());
+    gpu->copy_start[1].Record(gpu->streams[1]);
     gpu->z.CopyFromHost(z, gpu->streams[1]);
+    gpu->copy_end[1].Record(gpu->streams[1]);
     return gpu->z.data();
+  }
+
+  // cudaHostAlloc'd (or registered) memory: copies from it run at line rate.
+  static bool IsPageLocked(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
   }
 
   PendingProof StartOne(const ProvingKey& pk, ProverInput& input) {
@@ -158,6 +194,9 @@ struct CudaBackend::Impl {
     const size_t h_count = ComputeH(pk, input);
     const ff::Fr* z = UploadWitness(input.assignment.values);
     gpu->streams[1].Synchronize();
+    stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
+    stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
+    ++stats.proofs;
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice};
     G1Msm& msm = gpu->msm;
     PendingProof p;
@@ -168,7 +207,7 @@ struct CudaBackend::Impl {
     p.l_sum = msm.Run(bases.l, z + num_inputs, input.assignment.values.size() - num_inputs, on_device);
     if (bases.b_g2) {
       p.b2_sum = gpu->msm_g2.RunDensity(*bases.b_g2, z, pk.b_density, on_device);
-      input.assignment = {};  // ProveFinish only assembles: z is not needed any more
+      retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       p.assignment = std::move(input.assignment);
     }
@@ -177,8 +216,9 @@ struct CudaBackend::Impl {
 
   CudaBackendOptions options;
   int device;
-  std::mutex mu;  // guards gpu
+  mutable std::mutex mu;  // guards gpu and stats
   std::unique_ptr<GpuState> gpu;
+  CudaBackendStats stats;
 };
 
 CudaBackend::CudaBackend(const CudaBackendOptions& options) : impl_(std::make_unique<Impl>(options)) {}
@@ -186,11 +226,16 @@ CudaBackend::~CudaBackend() = default;
 
 std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::span<ProverInput> inputs) {
   for (const auto& in : inputs) groth16::CheckProverInput(pk, in);
-  std::lock_guard lock(impl_->mu);
-  ScopedDevice on(impl_->device);
+  Impl::Retired retired;  // destroyed last: after the lock is released
   std::vector<PendingProof> out;
+  std::lock_guard lock(impl_->mu);
+  const auto t0 = std::chrono::steady_clock::now();
+  ScopedDevice on(impl_->device);
   out.reserve(inputs.size());
   for (auto& in : inputs) out.push_back(impl_->StartOne(pk, in));
+  impl_->stats.prove_start_ms +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::swap(retired, impl_->retired);
   return out;
 }
 
@@ -206,6 +251,11 @@ groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pen
   groth16::Proof proof = groth16::AssembleProof(pk.vk, pending, b2, r, s);
   pending.assignment = {};
   return proof;
+}
+
+CudaBackendStats CudaBackend::Stats() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->stats;
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {

@@ -42,6 +42,17 @@ struct CudaBackendOptions {
   bool g2_on_gpu = true;     // false: B_g2 on the CPU in ProveFinish (saves its device bases)
 };
 
+// Totals since the backend was made (CUDA events around each copy, so a
+// copy's time includes any contention with the kernels of the other streams).
+struct CudaBackendStats {
+  uint64_t proofs = 0;
+  uint64_t abc_bytes = 0, abc_pinned_bytes = 0;  // a/b/c host -> device; the part from page-locked memory
+  double abc_ms = 0;                             // sum over the three copies of each proof
+  uint64_t z_bytes = 0;                          // the witness, host -> device (pageable vector)
+  double z_ms = 0;
+  double prove_start_ms = 0;                     // wall clock inside ProveStart (lock wait excluded)
+};
+
 class CudaBackend final : public groth16::Backend {
  public:
   // std::runtime_error when the device does not exist.
@@ -56,6 +67,7 @@ class CudaBackend final : public groth16::Backend {
   // Drops the device copy of a key's bases (call before destroying a key
   // that might be proved with again at the same address; frees device memory).
   void ForgetKey(const groth16::ProvingKey& pk);
+  CudaBackendStats Stats() const;
 
  private:
   struct Impl;

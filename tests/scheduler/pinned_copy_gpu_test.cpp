@@ -45,5 +45,33 @@ TEST(PinnedCopyGpu, PinnedBuffersCopyAtLineRate) {
   EXPECT_GT(pinned_rate, 1.3 * pageable_rate);
 }
 
+TEST(PinnedCopyGpu, PageLockedCeilingGivesPlainBuffersThatAreNotKept) {
+  if (!PinnedPool::PageLockingAvailable()) GTEST_SKIP() << "no CUDA device";
+  constexpr size_t kBytes = size_t(64) << 20;
+  Budget budget(16 * kBytes);
+  PinnedPool pool(budget, {.max_page_locked_bytes = 2 * kBytes});
+  PinnedBuffer a = pool.Lease(kBytes), b = pool.Lease(kBytes), c = pool.Lease(kBytes);
+  EXPECT_TRUE(a.page_locked());
+  EXPECT_TRUE(b.page_locked());
+  EXPECT_FALSE(c.page_locked()) << "past max_page_locked_bytes";
+  EXPECT_EQ(pool.Stats().page_locked_bytes, 2 * kBytes);
+  EXPECT_EQ(pool.Stats().over_ceiling_allocations, 1u);
+  EXPECT_EQ(budget.reserved(), 3 * kBytes);  // the plain one is charged too
+  c = PinnedBuffer();                        // freed, not kept
+  EXPECT_EQ(pool.Stats().idle_buffers, 0u);
+  EXPECT_EQ(pool.Stats().frees, 1u);
+  EXPECT_EQ(budget.reserved(), 2 * kBytes);
+  a = PinnedBuffer();  // kept, and reused page-locked
+  EXPECT_EQ(pool.Stats().idle_buffers, 1u);
+  PinnedBuffer d = pool.Lease(kBytes);
+  EXPECT_TRUE(d.page_locked());
+  EXPECT_EQ(pool.Stats().reuses, 1u);
+  b = PinnedBuffer();
+  d = PinnedBuffer();
+  EXPECT_EQ(pool.Shrink(~uint64_t(0)), 2 * kBytes);
+  EXPECT_EQ(pool.Stats().page_locked_bytes, 0u);
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
 }  // namespace
 }  // namespace cuzk::memory

@@ -44,6 +44,24 @@ TEST(PinnedPool, PageLockedExactlyWhenCudaCanDoIt) {
   EXPECT_FALSE(plain_pool.Lease(kMiB).page_locked());
 }
 
+TEST(PinnedPool, PageLockedCeilingOnlyConcernsPageLockedBuffers) {
+  // Where nothing can be page-locked (no CUDA device: CI) the ceiling changes
+  // nothing: plain buffers are kept and reused as usual. With a device,
+  // pinned_copy_gpu_test checks the ceiling itself.
+  Budget budget(64 * kMiB);
+  PinnedPool pool(budget, {.max_page_locked_bytes = 0});
+  { PinnedBuffer b = pool.Lease(kMiB); }
+  const PinnedPoolStats s = pool.Stats();
+  if (PinnedPool::PageLockingAvailable()) {
+    EXPECT_EQ(s.over_ceiling_allocations, 1u);
+    EXPECT_EQ(s.idle_buffers, 0u);  // an over-ceiling buffer is not kept
+  } else {
+    EXPECT_EQ(s.over_ceiling_allocations, 0u);
+    EXPECT_EQ(s.idle_buffers, 1u);
+    EXPECT_EQ(s.page_locked_bytes, 0u);
+  }
+}
+
 TEST(PinnedPool, BestFitPicksTheSmallestBufferThatHolds) {
   Budget budget(64 * kMiB);
   PinnedPool pool(budget);

@@ -10,7 +10,7 @@
 #
 # Environment: OUT (required), CUZK_LOAD_JOBS (8 MiB load jobs, default 3),
 # CUZK_LOAD_CONCURRENCY (default = jobs), CUZK_SYNTH (synthesis_concurrency,
-# default 4), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
+# default 4; a list such as "6 3" runs one load per value), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
 # CUZK_8MIB_SETUP_S (limit of the GPU setup, default 240).
 set -uo pipefail
 tarball=${1:?tarball}
@@ -66,17 +66,22 @@ if [[ $skip != *,8mib,* ]]; then
       "$bundle/bin/cuzk-cli" snap setup --sector-size 8MiB --param-cache "$w/params"
   fi
   ls -l "$w/params" >>"$OUT/8mib-setup-gpu.log" 2>&1
-  left=$((590 - ($(date +%s) - t_start)))
-  if ((left > 60)); then
-    timed "smoke 8MiB + $jobs jobs" "$left" "$OUT/smoke-8m.log" \
-      "$bundle/bin/cuzk-smoke" --keep --work "$w" --jobs "$jobs" --concurrency "$conc" \
-      --synthesis-concurrency "$synth"
-  else
-    row "smoke 8MiB" skip "-" "only ${left}s left"
-  fi
-  cp "$w/daemon.log" "$OUT/daemon-8m.log" 2>/dev/null
-  cp "$w/timeline.svg" "$OUT/timeline-8m.svg" 2>/dev/null
+  for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
+    left=$((590 - ($(date +%s) - t_start)))
+    if ((left > 60)); then
+      timed "smoke 8MiB + $jobs jobs, synth $s" "$left" "$OUT/smoke-8m-s$s.log" \
+        "$bundle/bin/cuzk-smoke" --keep --work "$w" --jobs "$jobs" --concurrency "$conc" \
+        --synthesis-concurrency "$s"
+    else
+      row "smoke 8MiB synth $s" skip "-" "only ${left}s left"
+    fi
+    cp "$w/daemon.log" "$OUT/daemon-8m-s$s.log" 2>/dev/null
+    cp "$w/timeline.svg" "$OUT/timeline-8m-s$s.svg" 2>/dev/null
+  done
 fi
+
+# The device tool returns few files: everything in one archive too.
+(cd "$OUT" && tar czf /tmp/all-logs.tgz --exclude=all-logs.tgz . && mv /tmp/all-logs.tgz "$OUT/")
 
 echo
 grep -h -E 'utilization|busy|proofs/min|^PASS|^FAIL|cuzk-smoke:' "$OUT"/smoke-*.log 2>/dev/null | tail -40
