@@ -49,11 +49,14 @@ uint64_t VanillaBytes(const filecoin::SectorShape& s) {
 // partition's a/b/c reservation (PartitionContext::LeaseAbcBuffer); the
 // buffer goes back to the pool when the input lets go of a/b/c (inside
 // ProveStart, or when the StageData is dropped).
-groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_t m) {
-  auto buffer = std::make_shared<memory::PinnedBuffer>(ctx.LeaseAbcBuffer(3 * m * kFr));
+// The buffer also holds a copy of z (n elements after a/b/c), so the GPU
+// reads the witness at line rate too (EstimatePartitionBytes' pinned part).
+groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_t m, size_t n) {
+  auto buffer = std::make_shared<memory::PinnedBuffer>(ctx.LeaseAbcBuffer((3 * m + n) * kFr));
   ff::Fr* base = buffer->as<ff::Fr>();
   groth16::AbcMemory out;
   out.spans = {.a = {base, m}, .b = {base + m, m}, .c = {base + 2 * m, m}};
+  out.z = {base + 3 * m, n};
   out.owner = std::move(buffer);
   return out;
 }
@@ -152,7 +155,7 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   Boundary(ctx);
   const auto t0 = Clock::now();
   groth16::ProveOptions::AbcMemoryFn abc_memory;
-  if (bytes_.pinned_abc) abc_memory = [&ctx](size_t m) { return LeasedAbcMemory(ctx, m); };
+  if (bytes_.pinned_abc) abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
   out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory);
   const double synth_ms = MsSince(t0);
   std::lock_guard lock(mu_);

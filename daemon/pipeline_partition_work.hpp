@@ -38,10 +38,11 @@
 // the SrsRegistry holds outside the budget today.
 // With GPU workers the runner gives the pipeline a PinnedPool and sets
 // pinned_abc (bellperson keys): Synthesize leases one page-locked buffer of
-// 3 m 32 bytes from the partition's a/b/c reservation and PrepareProverInput
-// writes a/b/c straight into it (ProveOptions::abc_memory), so the copy to
-// the GPU runs at pinned line rate; the buffer returns to the pool when
-// ProveStart lets go of a/b/c. snarkjs keys and CPU-backend workers keep
+// (3 m + n) 32 bytes from the partition's a/b/c reservation (the runner adds
+// n 32 to abc and total for the z copy) and PrepareProverInput writes a/b/c
+// straight into it and copies z after them (ProveOptions::abc_memory), so
+// the copies to the GPU run at pinned line rate; the buffer returns to the
+// pool when ProveStart lets go of a/b/c. snarkjs keys and CPU-backend workers keep
 // pageable vectors.
 #include <chrono>
 #include <cstdint>

@@ -131,8 +131,10 @@ class Runner final : public PipelineProofRunner {
     const scheduler::Priority priority = ToPriority(*job);
     const PartitionCircuitShape shape = CircuitShapeOf(*job);
     scheduler::PartitionBytes bytes = EstimatePartitionBytes(shape);
-    // snarkjs keys: H on the host transforms vectors in place, so a/b/c stay vectors.
+    // snarkjs keys: H on the host transforms vectors in place, so a/b/c stay
+    // vectors. Pinned: the buffer also holds a copy of z, released with a/b/c.
     bytes.pinned_abc = pinned_ && !shape.snarkjs_h;
+    if (bytes.pinned_abc) bytes.abc += shape.variables * 32, bytes.total += shape.variables * 32;
     if (bytes.total > budget_.capacity()) throw JobExceedsBudgetError(job->id, bytes, budget_.capacity());
     uint64_t key;
     {
@@ -273,10 +275,11 @@ class Runner final : public PipelineProofRunner {
       if (t.proofs == 0) continue;
       auto rate = [](uint64_t bytes, double ms) { return ms > 0 ? double(bytes) / ms / 1e6 : 0.0; };
       spdlog::info("GPU {}: {} partition(s), ProveStart {:.1f} ms each; a/b/c H2D {:.2f} GB ({:.0f}% from pinned "
-                   "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB at {:.1f} GB/s",
+                   "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB ({:.0f}% pinned) at {:.1f} GB/s",
                    device, t.proofs, t.prove_start_ms / double(t.proofs), double(t.abc_bytes) / 1e9,
                    t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0,
-                   rate(t.abc_bytes / 3, t.abc_ms / 3), double(t.z_bytes) / 1e9, rate(t.z_bytes, t.z_ms));
+                   rate(t.abc_bytes, t.abc_ms), double(t.z_bytes) / 1e9,
+                   t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0, rate(t.z_bytes, t.z_ms));
     }
 #endif
   }

@@ -38,7 +38,9 @@ nlohmann::json PipelineStatusJson(const PipelineStatus& s) {
     j["buffers"] = {{"pinned_idle_bytes", s.pinned.idle_bytes},     {"pinned_leased_bytes", s.pinned.leased_bytes},
                     {"pinned_idle_buffers", s.pinned.idle_buffers}, {"pinned_leased_buffers", s.pinned.leased_buffers},
                     {"allocations", s.pinned.allocations},          {"reuses", s.pinned.reuses},
-                    {"frees", s.pinned.frees},                      {"page_locked_allocations", s.pinned.page_locked_allocations}};
+                    {"frees", s.pinned.frees},                      {"page_locked_allocations", s.pinned.page_locked_allocations},
+                    {"page_locked_bytes", s.pinned.page_locked_bytes},
+                    {"over_ceiling_allocations", s.pinned.over_ceiling_allocations}};
   const PacerState& p = s.pacer;
   j["pacer"] = {{"bootstrap", p.bootstrap},     {"calibrated", p.calibrated},   {"rebootstraps", p.rebootstraps},
                 {"dispatched", p.dispatched},   {"completions", p.completions}, {"in_flight", p.in_flight},

@@ -24,8 +24,10 @@
 //
 // Host memory: a/b/c are read from wherever the input holds them; the daemon
 // writes them into page-locked pool buffers (ProverInput::abc_external), which
-// copy at ~55 GB/s, pageable vectors at ~8 GB/s. z comes from a pageable
-// vector (one copy per proof, shared by A, B_g1, L and B_g2). 0/1 witness
+// copy at ~55 GB/s, pageable vectors at ~8 GB/s (2.5 GB/s measured while
+// synthesis kept every host core busy). z is copied once per proof (A, B_g1,
+// L and B_g2 all read it), from ProverInput::z_copy when the daemon put one
+// in the same page-locked buffer, else from the assignment's vector. 0/1 witness
 // values go through the MSM's compact digits (cuda/msm/msm_steps.hpp), not a
 // separate batched addition. ProveStart calls serialize on one mutex (one
 // set of streams and scratch per device).
@@ -48,7 +50,7 @@ struct CudaBackendStats {
   uint64_t proofs = 0;
   uint64_t abc_bytes = 0, abc_pinned_bytes = 0;  // a/b/c host -> device; the part from page-locked memory
   double abc_ms = 0;                             // sum over the three copies of each proof
-  uint64_t z_bytes = 0;                          // the witness, host -> device (pageable vector)
+  uint64_t z_bytes = 0, z_pinned_bytes = 0;      // the witness host -> device; the part from page-locked memory
   double z_ms = 0;
   double prove_start_ms = 0;                     // wall clock inside ProveStart (lock wait excluded)
 };

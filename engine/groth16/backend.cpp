@@ -28,12 +28,14 @@ void ProverInput::OwnAbc() {
   abc.c.assign(abc_external->c.begin(), abc_external->c.end());
   abc.rows = abc_external->rows;
   abc_external.reset();
+  z_copy = {};
   abc_owner.reset();
 }
 
 void ProverInput::ReleaseAbc() {
   abc = {};
   abc_external.reset();
+  z_copy = {};
   abc_owner.reset();
 }
 

@@ -42,6 +42,7 @@ namespace cuzk::groth16 {
 struct ProverInput {
   r1cs::AbcVectors abc;
   std::optional<r1cs::AbcSpans> abc_external;
+  std::span<const ff::Fr> z_copy;  // a copy of assignment.values in abc_owner's memory, or empty
   std::shared_ptr<void> abc_owner;
   r1cs::Assignment assignment;
 
@@ -51,7 +52,7 @@ struct ProverInput {
   // Caller-memory a/b/c copied into abc's vectors (for code that transforms
   // them in place, e.g. the CPU backend's NTTs); the caller memory goes.
   void OwnAbc();
-  // a/b/c freed, wherever they live.
+  // a/b/c (and z_copy) freed, wherever they live.
   void ReleaseAbc();
 };
 

@@ -1,8 +1,10 @@
 #include "engine/groth16/prover.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/groth16/os_rng.hpp"
+#include "engine/util/parallel.hpp"
 
 namespace cuzk::groth16 {
 
@@ -47,17 +49,27 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   ProverInput in;
   if (options.abc_memory) {
     const size_t m = pk.domain_size();
-    AbcMemory memory = options.abc_memory(m);
+    AbcMemory memory = options.abc_memory(m, z.values.size());
     r1cs::AbcSpans& s = memory.spans;
     if (s.a.size() != m || s.b.size() != m || s.c.size() != m) {
       throw std::invalid_argument("ProveOptions::abc_memory gave " + N(s.a.size()) + "/" + N(s.b.size()) + "/" +
                                   N(s.c.size()) + " elements for a domain of " + N(m));
+    }
+    if (!memory.z.empty() && memory.z.size() != z.values.size()) {
+      throw std::invalid_argument("ProveOptions::abc_memory gave " + N(memory.z.size()) + " elements for a witness of " +
+                                  N(z.values.size()));
     }
     r1cs::EvaluateAbcInto(circuit, z.values, s, {.threads = options.threads});
     if (options.check_satisfied) {
       if (auto f = r1cs::FirstUnsatisfied(circuit, s, options.threads)) throw UnsatisfiedWitnessError(*f);
     }
     in.abc_external = s;
+    if (!memory.z.empty()) {
+      util::ParallelForChunks(z.values.size(), options.threads, [&](size_t b, size_t e, size_t) {
+        std::copy(z.values.begin() + b, z.values.begin() + e, memory.z.begin() + b);
+      });
+      in.z_copy = memory.z;
+    }
     in.abc_owner = std::move(memory.owner);
   } else {
     in.abc = r1cs::EvaluateAbc(circuit, z.values, {.pad_to = pk.domain_size(), .threads = options.threads});

@@ -35,10 +35,13 @@ class UnsatisfiedWitnessError : public std::invalid_argument {
   r1cs::ConstraintFailure failure_;
 };
 
-// Caller memory for a/b/c: three spans of `per_side` elements and what keeps
-// them alive (ProverInput::abc_owner).
+// Caller memory for a/b/c: three spans of `per_side` elements, optionally
+// room for a copy of the witness z (`witness` elements, e.g. page-locked so
+// the GPU reads it at line rate; empty: no copy), and what keeps them alive
+// (ProverInput::abc_owner).
 struct AbcMemory {
   r1cs::AbcSpans spans;
+  std::span<ff::Fr> z;
   std::shared_ptr<void> owner;
 };
 
@@ -48,7 +51,7 @@ struct ProveOptions {
   // Empty: a/b/c in owned vectors. Otherwise PrepareProverInput asks it once
   // for the memory of the three sides (the key's domain size each) and
   // writes a/b/c there (e.g. a pinned buffer; see ProverInput).
-  using AbcMemoryFn = std::function<AbcMemory(size_t per_side)>;
+  using AbcMemoryFn = std::function<AbcMemory(size_t per_side, size_t witness)>;
   AbcMemoryFn abc_memory;
 };
 

@@ -144,6 +144,16 @@ int DaemonProcess::Signal(int sig, std::chrono::seconds timeout) {
 
 std::string DaemonProcess::Log() const { return ReadText(log_path_); }
 
+std::string DaemonProcess::State() {
+  if (pid_ <= 0) return "exited (reaped)";
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return "running";
+  pid_ = -1;
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "exited " + std::to_string(WEXITSTATUS(status));
+}
+
 std::pair<int, std::string> RunDaemonExpectingExit(const std::string& toml, std::chrono::seconds timeout) {
   const std::string dir = MakeTempDir();
   WriteText(dir + "/cuzk.toml", toml);

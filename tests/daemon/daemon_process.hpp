@@ -39,6 +39,9 @@ class DaemonProcess {
   // (128 + signal if killed by one), -1 on timeout.
   int Signal(int sig, std::chrono::seconds timeout = std::chrono::seconds(60));
   std::string Log() const;  // its stderr so far
+  // "running", or how it ended ("exited 1", "killed by signal 11"): for
+  // failure messages when an RPC finds the socket closed.
+  std::string State();
 
  private:
   std::string dir_, socket_, log_path_;

@@ -286,10 +286,12 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
               t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.gpu_ms, t.verify_ms);
 
   // a/b/c went through the pinned pool: one buffer per partition (2 KiB: 1)
-  // of exactly the 3 m 32 bytes, back in the pool now and still charged to
-  // the budget as the only reserved bytes (kept for the next partition).
+  // of a/b/c plus the z copy, (3 m + n) 32 bytes rounded up to 4 KiB, back
+  // in the pool now and still charged to the budget as the only reserved
+  // bytes (kept for the next partition).
   const scheduler::PipelineStatus s = runner->PipelineStatus();
-  const uint64_t abc_bytes = 3ull * (1u << 21) * 32;
+  const snapdeals::CircuitCounts counts = snapdeals::CountEmptySectorUpdate(Shape());
+  const uint64_t abc_bytes = ((3ull * (1u << 21) + counts.inputs + counts.aux) * 32 + 4095) / 4096 * 4096;
   ASSERT_TRUE(s.has_pinned_pool);
   EXPECT_EQ(s.pinned.allocations, 1u);
   EXPECT_EQ(s.pinned.leased_buffers, 0u);

@@ -460,14 +460,16 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
   std::weak_ptr<std::vector<Fr>> watch;
   size_t asked = 0;
   ProveOptions o;
-  o.abc_memory = [&](size_t per_side) {
+  o.abc_memory = [&](size_t per_side, size_t witness) {
     asked = per_side;
-    auto mem = std::make_shared<std::vector<Fr>>(3 * per_side);
+    EXPECT_EQ(witness, z.values.size());
+    auto mem = std::make_shared<std::vector<Fr>>(3 * per_side + witness);
     for (Fr& e : *mem) e = Fr::Random(rng);  // garbage
     watch = mem;
     AbcMemory out;
     out.spans = {.a = {mem->data(), per_side}, .b = {mem->data() + per_side, per_side},
                  .c = {mem->data() + 2 * per_side, per_side}};
+    out.z = {mem->data() + 3 * per_side, witness};
     out.owner = mem;
     return out;
   };
@@ -480,6 +482,7 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
     const std::vector<Fr>& w = k == 0 ? want.a : k == 1 ? want.b : want.c;
     EXPECT_TRUE(std::equal(w.begin(), w.end(), in.Abc(k).begin(), in.Abc(k).end())) << "side " << k;
   }
+  EXPECT_TRUE(std::equal(z.values.begin(), z.values.end(), in.z_copy.begin(), in.z_copy.end()));
   EXPECT_FALSE(watch.expired());
   std::vector<PendingProof> pending = cpu.ProveStart(f.pk, std::span(&in, 1));
   EXPECT_TRUE(watch.expired()) << "ProveStart kept the caller's a/b/c memory";
@@ -487,7 +490,7 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
 
   // Memory of the wrong size is refused before anything is written.
   ProveOptions bad;
-  bad.abc_memory = [&](size_t per_side) {
+  bad.abc_memory = [&](size_t per_side, size_t) {
     auto mem = std::make_shared<std::vector<Fr>>(3 * per_side);
     AbcMemory out;
     out.spans = {.a = {mem->data(), per_side - 1}, .b = {mem->data(), per_side}, .c = {mem->data(), per_side}};
@@ -495,6 +498,17 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
     return out;
   };
   EXPECT_THROW(PrepareProverInput(f.pk, f.circuit, z, bad), std::invalid_argument);
+  ProveOptions bad_z;
+  bad_z.abc_memory = [&](size_t per_side, size_t witness) {
+    auto mem = std::make_shared<std::vector<Fr>>(3 * per_side + witness);
+    AbcMemory out;
+    out.spans = {.a = {mem->data(), per_side}, .b = {mem->data() + per_side, per_side},
+                 .c = {mem->data() + 2 * per_side, per_side}};
+    out.z = {mem->data() + 3 * per_side, witness - 1};
+    out.owner = mem;
+    return out;
+  };
+  EXPECT_THROW(PrepareProverInput(f.pk, f.circuit, z, bad_z), std::invalid_argument);
 }
 
 TEST(Prover, KeyForAnotherCircuitIsRefused) {

@@ -5,6 +5,9 @@
 #include "scheduler/pipeline.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +62,8 @@ struct Log {
 
 enum class FailAt { kNone, kSynth, kGpu, kFinish, kVerify };
 
+int ThreadNice() { return ::getpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid))); }
+
 class FakeWork : public JobWork {
  public:
   FakeWork(uint8_t tag, PartitionBytes bytes) : tag_(tag), bytes_(bytes) {}
@@ -72,11 +77,16 @@ class FakeWork : public JobWork {
   std::mutex mu;
   std::vector<std::string> events;  // "S3", "G3", "F3", "V3"
   std::atomic<int> synth_started{0};
+  // Nice values seen by the stages (and by a thread synthesis spawns, as an
+  // engine call's ParallelFor does).
+  std::atomic<int> synth_nice{-100}, synth_child_nice{-100}, gpu_nice{-100};
 
   PartitionBytes EstimateBytes(uint32_t) const override { return bytes_; }
 
   std::unique_ptr<StageData> Synthesize(const PartitionContext& c) override {
     ++synth_started;
+    synth_nice = ThreadNice();
+    std::thread([this] { synth_child_nice = ThreadNice(); }).join();
     Record("S", c.partition);
     if (gate.valid() && c.partition == 0) gate.wait();
     while (block_until_cancelled) {
@@ -91,6 +101,7 @@ class FakeWork : public JobWork {
   }
   std::unique_ptr<StageData> GpuStart(const PartitionContext& c, std::unique_ptr<StageData> s) override {
     Record("G", c.partition);
+    gpu_nice = ThreadNice();
     EXPECT_EQ(static_cast<FakeData&>(*s).partition, c.partition);
     std::this_thread::sleep_for(gpu);
     if (fail == FailAt::kGpu && c.partition == fail_partition) throw std::runtime_error("device out of memory");
@@ -197,6 +208,29 @@ TEST(Pipeline, CompletesJobsWithVerifiedProofsMergedInPartitionOrder) {
   EXPECT_GE(log.Count("PACER,"), 2u);
   EXPECT_EQ(g_live_data.load(), 0);
   EXPECT_LE(budget.peak(), 1000u);
+}
+
+TEST(Pipeline, SynthesisThreadsRunAtLowerPriorityThanGpuWorkers) {
+  // Synthesis saturating the cores must not starve the GPU workers' host
+  // steps: synthesis threads (and the threads they spawn) are niced.
+  const int base = ThreadNice();
+  if (base + 5 > 19) GTEST_SKIP() << "already at nice " << base;
+  memory::Budget budget(1000);
+  Results results;
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{30, 20});
+  {
+    PipelineConfig config = FastConfig(nullptr);
+    config.synthesis_nice = 5;
+    Pipeline pipeline(config, budget);
+    pipeline.Submit({"job", Priority::kNormal, 2, work, results.Callback()});
+    ASSERT_TRUE(results.WaitFor(1));
+  }
+  std::printf("nice: test thread %d, synthesis %d, its child %d, GPU worker %d\n", base, work->synth_nice.load(),
+              work->synth_child_nice.load(), work->gpu_nice.load());
+  EXPECT_EQ(work->synth_nice.load(), base + 5);
+  EXPECT_EQ(work->synth_child_nice.load(), base + 5);
+  EXPECT_EQ(work->gpu_nice.load(), base);
+  EXPECT_EQ(ThreadNice(), base);  // the process and other threads are untouched
 }
 
 TEST(Pipeline, SplitProvingGpuWorkerDoesNotWaitForTheFinalizer) {
