@@ -10,8 +10,9 @@
 #
 # Environment: OUT (required), CUZK_LOAD_JOBS (8 MiB load jobs, default 3),
 # CUZK_LOAD_CONCURRENCY (default = jobs), CUZK_SYNTH (synthesis_concurrency,
-# default 4; a list such as "6 3" runs one load per value), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
-# CUZK_8MIB_SETUP_S (limit of the GPU setup, default 240).
+# default 4; a list such as "6 3" runs one load per value), CUZK_SIZE (the
+# large sector, default 8MiB), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
+# CUZK_SETUP_S (limit of the GPU setup, default 240).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -55,28 +56,29 @@ if [[ $skip != *,tests,* ]]; then
 fi
 
 if [[ $skip != *,8mib,* ]]; then
-  w=/tmp/s8m
+  big=${CUZK_SIZE:-8MiB}
+  w=/tmp/s-$big
   mkdir -p "$w"
-  timed "8MiB gen-vanilla" 200 "$OUT/8mib-gen.log" \
-    "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size 8MiB --seed 1 --out "$w/sector"
-  if ! timed "8MiB setup --gpu" "${CUZK_8MIB_SETUP_S:-240}" "$OUT/8mib-setup-gpu.log" \
-      "$bundle/bin/cuzk-cli" snap setup --sector-size 8MiB --param-cache "$w/params" --gpu; then
+  timed "$big gen-vanilla" 200 "$OUT/$big-gen.log" \
+    "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size "$big" --seed 1 --out "$w/sector"
+  if ! timed "$big setup --gpu" "${CUZK_SETUP_S:-240}" "$OUT/$big-setup-gpu.log" \
+      "$bundle/bin/cuzk-cli" snap setup --sector-size "$big" --param-cache "$w/params" --gpu; then
     rm -rf "$w/params"
-    timed "8MiB setup (CPU)" 300 "$OUT/8mib-setup-cpu.log" \
-      "$bundle/bin/cuzk-cli" snap setup --sector-size 8MiB --param-cache "$w/params"
+    timed "$big setup (CPU)" 300 "$OUT/$big-setup-cpu.log" \
+      "$bundle/bin/cuzk-cli" snap setup --sector-size "$big" --param-cache "$w/params"
   fi
-  ls -l "$w/params" >>"$OUT/8mib-setup-gpu.log" 2>&1
+  ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((left > 60)); then
-      timed "smoke 8MiB + $jobs jobs, synth $s" "$left" "$OUT/smoke-8m-s$s.log" \
-        "$bundle/bin/cuzk-smoke" --keep --work "$w" --jobs "$jobs" --concurrency "$conc" \
-        --synthesis-concurrency "$s"
+      timed "smoke $big + $jobs jobs, synth $s" "$left" "$OUT/smoke-$big-s$s.log" \
+        "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" --jobs "$jobs" --concurrency "$conc" \
+        --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}"
     else
-      row "smoke 8MiB synth $s" skip "-" "only ${left}s left"
+      row "smoke $big synth $s" skip "-" "only ${left}s left"
     fi
-    cp "$w/daemon.log" "$OUT/daemon-8m-s$s.log" 2>/dev/null
-    cp "$w/timeline.svg" "$OUT/timeline-8m-s$s.svg" 2>/dev/null
+    cp "$w/daemon.log" "$OUT/daemon-$big-s$s.log" 2>/dev/null
+    cp "$w/timeline.svg" "$OUT/timeline-$big-s$s.svg" 2>/dev/null
   done
 fi
 
