@@ -8,6 +8,7 @@
 #
 #   bin/cuzk-smoke [--sector-size 2KiB] [--work DIR] [--keep] [--prove] [--setup-gpu]
 #                  [--jobs N] [--concurrency C] [--synthesis-concurrency S] [--pinned-limit SIZE]
+#                  [--budget SIZE]
 #                  [-- DAEMON ARGS...]
 #
 #   --sector-size S  gen-vanilla / setup size (default 2KiB; 8MiB has 4 partitions
@@ -26,6 +27,8 @@
 #                    (partitions synthesized at once; default 1 as in the daemon)
 #   --pinned-limit SIZE  the daemon's [memory] pinned_limit (default 16GiB as in the
 #                    daemon; a 512 MiB partition's a/b/c + z buffer is 8.2 GB)
+#   --budget SIZE    the daemon's [memory] total_budget (default "auto"); the
+#                    parameters are not charged to it, so leave room for them
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -43,6 +46,7 @@ jobs=0
 concurrency=0
 synth=1
 pinned_limit=16GiB
+budget=auto
 daemon_args=()
 while (($#)); do
   case $1 in
@@ -55,6 +59,7 @@ while (($#)); do
     --concurrency) concurrency=${2:?}; shift 2 ;;
     --synthesis-concurrency) synth=${2:?}; shift 2 ;;
     --pinned-limit) pinned_limit=${2:?}; shift 2 ;;
+    --budget) budget=${2:?}; shift 2 ;;
     --) shift; daemon_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -144,6 +149,7 @@ status_listen = "127.0.0.1:0"
 shutdown_grace = "30s"
 [memory]
 pinned_limit = "$pinned_limit"
+total_budget = "$budget"
 [pipeline]
 synthesis_concurrency = $synth
 [srs]

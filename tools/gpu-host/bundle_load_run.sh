@@ -70,10 +70,12 @@ if [[ $skip != *,8mib,* ]]; then
   ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
+    if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi
     if ((left > 60)); then
       timed "smoke $big + $jobs jobs, synth $s" "$left" "$OUT/smoke-$big-s$s.log" \
-        "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" --jobs "$jobs" --concurrency "$conc" \
-        --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}"
+        "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" "${load[@]}" \
+        --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}" \
+        --budget "${CUZK_BUDGET:-auto}"
     else
       row "smoke $big synth $s" skip "-" "only ${left}s left"
     fi
