@@ -19,6 +19,7 @@ namespace cuzk::gpubench {
 // --name value / --flag arguments after the command name.
 class Args {
  public:
+  explicit Args(std::map<std::string, std::string> values) : values_(std::move(values)) {}
   Args(int argc, char** argv, int first) {
     for (int i = first; i < argc; ++i) {
       std::string a = argv[i];
@@ -72,6 +73,17 @@ class Args {
 struct Stats {
   double median = 0, min = 0, max = 0;
 };
+
+// One line of `kernels`' closing table, added by the ntt and msm runners.
+struct SummaryRow {
+  std::string what;      // "G1 MSM", "NTT forward", "H2D pinned"
+  unsigned log_n = 0;
+  double value = 0;      // ms, or GB/s for H2D
+  std::string unit;      // "ms" or "GB/s"
+  double sppark = -1;    // the anchor (same unit), -1: none
+  std::string check;     // "PASS (...)" or "FAIL (...)"
+};
+using Summary = std::vector<SummaryRow>;
 inline Stats Summarize(std::vector<double> v) {
   Stats s;
   if (v.empty()) return s;

@@ -9,17 +9,17 @@
 //   cuzk-gpu-bench msm [--curve g1|g2] --log-sizes 16-26 [--windows 0,16,18] [--chunk 0] [--cpu-check-max-log 20]
 //                      [--chunk-points 1024] [--zeros-permille 0] [--ones-permille 0]
 //                      [--warmups 2] [--repeats 5] [--seed N]
+//   cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--cpu-check-max-log 26]
+//                          (also `cuzk-bench kernels` in CUDA builds)
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "cuda/runtime/device_info.hpp"
 #include "tools/cuzk-gpu-bench/bench_util.hpp"
+#include "tools/cuzk-gpu-bench/runners.hpp"
 
 namespace cuzk::gpubench {
-int RunField(const Args& args);  // field_bench.cpp
-int RunNtt(const Args& args);    // ntt_bench.cpp
-int RunMsm(const Args& args);    // msm_bench.cpp
 }  // namespace cuzk::gpubench
 
 namespace {
@@ -33,7 +33,9 @@ int Usage() {
                "       cuzk-gpu-bench msm [--curve g1|g2] --log-sizes 16-26 [--windows 0,16,18] [--chunk 0]\n"
                "                          [--cpu-check-max-log 20] [--chunk-points 1024] [--zeros-permille 0]\n"
                "                          [--ones-permille 0] [--warmups 2]\n"
-               "                          [--repeats 5] [--seed N]\n");
+               "                          [--repeats 5] [--seed N]\n"
+               "       cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--cpu-check-max-log 26]\n"
+               "                          [--warmups 2] [--repeats 5] [--seed N]\n");
   return 2;
 }
 
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
     if (cmd == "field") return cuzk::gpubench::RunField(args);
     if (cmd == "ntt") return cuzk::gpubench::RunNtt(args);
     if (cmd == "msm") return cuzk::gpubench::RunMsm(args);
+    if (cmd == "kernels") return cuzk::gpubench::RunKernels(args);
     return Usage();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-gpu-bench %s: error: %s\n", cmd.c_str(), e.what());

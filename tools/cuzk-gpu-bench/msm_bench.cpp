@@ -139,7 +139,7 @@ struct Row {
 };
 
 template <class Gpu>
-int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, double>& sppark) {
+int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, double>& sppark, Summary* summary) {
   using C = typename Gpu::HostCurve;
   using Affine = ec::AffinePoint<C>;
   const std::vector<unsigned> sizes = args.GetList("log-sizes", "16-26");
@@ -240,6 +240,11 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   for (const Row& r : rows) {
     auto it = sppark.find(r.log_n);
     const std::string anchor = it == sppark.end() ? "-" : std::to_string(it->second).substr(0, 5);
+    if (summary) {
+      const bool pass = r.check.find("FAIL") == std::string::npos && r.check.find("DIFFERS") == std::string::npos;
+      summary->push_back({std::string(curve_name) + " MSM", r.log_n, r.total.median, "ms",
+                          it == sppark.end() ? -1 : it->second, std::string(pass ? "PASS (" : "FAIL (") + r.check + ")"});
+    }
     std::printf("| %u | %u | %zu | %.2f | %.2f..%.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", r.log_n,
                 r.window_bits, r.chunk, r.total.median, r.total.min, r.total.max, r.stages.upload_ms,
                 r.stages.digits_ms, r.stages.sort_ms, r.stages.accumulate_ms, r.stages.reduce_ms, r.stages.host_ms,
@@ -251,10 +256,10 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
 
 }  // namespace
 
-int RunMsm(const Args& args) {
+int RunMsm(const Args& args, Summary* summary) {
   const std::string curve = args.Get("curve", "g1");
-  if (curve == "g1") return RunMsmOn<cuda::G1Gpu>(args, "G1", kSpparkG1);
-  if (curve == "g2") return RunMsmOn<cuda::G2Gpu>(args, "G2", kSpparkG2);
+  if (curve == "g1") return RunMsmOn<cuda::G1Gpu>(args, "G1", kSpparkG1, summary);
+  if (curve == "g2") return RunMsmOn<cuda::G2Gpu>(args, "G2", kSpparkG2, summary);
   throw std::invalid_argument("msm: --curve must be g1 or g2, got '" + curve + "'");
 }
 

@@ -74,7 +74,7 @@ std::string Verdict(const char* what, std::span<const ff::Fr> got, std::span<con
 
 }  // namespace
 
-int RunNtt(const Args& args) {
+int RunNtt(const Args& args, Summary* summary) {
   const std::vector<unsigned> sizes = args.GetList("log-sizes", "10-27");
   const unsigned check_max = unsigned(args.GetInt("check-max-log", 27));
   const std::vector<unsigned> radix_logs = args.GetList("radix-logs", "2");
@@ -195,6 +195,16 @@ int RunNtt(const Args& args) {
     char sp[64] = "-";
     if (it != kSppark.end()) {
       std::snprintf(sp, sizeof sp, "%.3f / %.3f / %.2f", it->second.forward, it->second.coset, it->second.host);
+    }
+    const bool pass = r.check.find("FAIL") == std::string::npos;
+    if (summary) {
+      const bool vs_cpu = r.check.find("fwd:PASS") != std::string::npos;
+      const std::string how = vs_cpu ? "(equal to poly::Ntt / CosetNtt on the CPU)" : "(GPU round trips only)";
+      summary->push_back({"NTT forward", r.log_n, r.fwd.median, "ms",
+                          it != kSppark.end() ? it->second.forward : -1, (pass ? "PASS " : "FAIL ") + how});
+      summary->push_back({"NTT coset forward", r.log_n, r.coset.median, "ms",
+                          it != kSppark.end() ? it->second.coset : -1, (pass ? "PASS " : "FAIL ") + how});
+      summary->push_back({"H2D pinned", r.log_n, r.h2d_gbs, "GB/s", 55.4, "(pinned buffer -> device)"});
     }
     std::printf("| %u | r%u%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n,
                 1u << r.radix_log, r.fused ? "" : "+bitrev",

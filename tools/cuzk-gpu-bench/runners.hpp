@@ -1,0 +1,17 @@
+#pragma once
+// The cuzk-gpu-bench commands, callable from another tool (cuzk-bench
+// kernels links them in CUDA builds). Each prints its own log and table and
+// returns 0 when every check passed; with a Summary, the ntt and msm runners
+// also add one row per size for `kernels`' closing table.
+#include "tools/cuzk-gpu-bench/bench_util.hpp"
+
+namespace cuzk::gpubench {
+
+int RunField(const Args& args);                          // field_bench.cpp
+int RunNtt(const Args& args, Summary* summary = nullptr);  // ntt_bench.cpp
+int RunMsm(const Args& args, Summary* summary = nullptr);  // msm_bench.cpp
+// NTT, G1 and G2 MSM at the given sizes, each checked against the CPU
+// backend, and H2D bandwidth from pinned memory; ends with one table.
+int RunKernels(const Args& args);                        // kernels_bench.cpp
+
+}  // namespace cuzk::gpubench
