@@ -5,12 +5,21 @@
 #include <fstream>
 #include <sstream>
 
+#include "memory/meminfo.hpp"
+
 namespace cuzk::daemon {
 namespace {
 
 // pipeline.enabled: the scheduler pipeline (budget, pacer, GPU workers);
 // otherwise the CPU runner of before.
-std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, PipelineProofRunner** pipeline) {
+std::unique_ptr<memory::Budget> MakeBudget(const Config& c) {
+  if (!c.pipeline.enabled) return nullptr;
+  return std::make_unique<memory::Budget>(c.memory.total_budget ? *c.memory.total_budget
+                                                                : memory::AutoBudgetBytes(c.memory.safety_margin));
+}
+
+std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, PipelineProofRunner** pipeline,
+                                        memory::Budget* budget) {
   if (!c.pipeline.enabled) {
     return MakeCpuProofRunner({.workers = c.pipeline.synthesis_concurrency, .threads = c.synthesis.threads}, observer);
   }
@@ -20,6 +29,7 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
   for (int64_t d : c.gpus.devices) o.gpu_devices.push_back(int(d));     // [] = all present
   o.workers_per_device = c.gpus.gpu_workers_per_device;
   o.budget_bytes = c.memory.total_budget;                                // nullopt = auto
+  o.budget = budget;                                                     // the same bytes, shared with srs
   o.safety_margin = c.memory.safety_margin;
   o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
   o.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
@@ -32,10 +42,13 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
 
 DaemonCore::DaemonCore(const Config& config)
     : config_(config),
+      budget_(MakeBudget(config)),
       srs_(config.srs.param_cache, config.synthesis.threads),
       tracker_(config.daemon.job_retention, &metrics_),
-      runner_(MakeRunner(config, &tracker_, &pipeline_runner_)),
-      pruner_([this] { PruneLoop(); }) {}
+      runner_(MakeRunner(config, &tracker_, &pipeline_runner_, budget_.get())),
+      pruner_([this] { PruneLoop(); }) {
+  if (budget_) srs_.AttachBudget(budget_.get(), config.memory.eviction_min_idle);
+}
 
 DaemonCore::~DaemonCore() {
   {

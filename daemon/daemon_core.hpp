@@ -71,6 +71,9 @@ class DaemonCore {
   const Config config_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   Metrics metrics_;
+  // The pipeline's byte budget (pipeline.enabled), shared by the runner and
+  // the parameter sets: declared before both, so it outlives their charges.
+  std::unique_ptr<memory::Budget> budget_;
   SrsRegistry srs_;
   JobTracker tracker_;
   PipelineProofRunner* pipeline_runner_ = nullptr;  // set while runner_ is made (declared before it)

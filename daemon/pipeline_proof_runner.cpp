@@ -72,13 +72,14 @@ class Runner final : public PipelineProofRunner {
         observer_(observer),
         devices_(ResolveDevices(options)),
         cpu_backend_({.threads = options.engine_threads}),
-        budget_(options.budget_bytes ? *options.budget_bytes : memory::AutoBudgetBytes(options.safety_margin)) {
+        owned_budget_(options.budget ? nullptr : MakeBudget(options)),
+        budget_(options.budget ? options.budget : owned_budget_.get()) {
     if (!observer_) throw std::invalid_argument("PipelineProofRunner: no observer");
     if (options.synthesis_threads == 0) throw std::invalid_argument("PipelineProofRunner: synthesis_threads must be >= 1");
     if (options.workers_per_device == 0) throw std::invalid_argument("PipelineProofRunner: workers_per_device must be >= 1");
     if (options.cpu_backend_workers == 0)
       throw std::invalid_argument("PipelineProofRunner: cpu_backend_workers must be >= 1");
-    if (options.budget_bytes && *options.budget_bytes == 0) throw std::invalid_argument("PipelineProofRunner: budget is 0 bytes");
+    if (budget_->capacity() == 0) throw std::invalid_argument("PipelineProofRunner: budget is 0 bytes");
 #ifdef CUZK_HAVE_CUDA
     for (int d : devices_)
       gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(
@@ -96,19 +97,19 @@ class Runner final : public PipelineProofRunner {
       // The page-locked ceiling bounds how many ~1 s cudaHostAlloc stalls a
       // burst can cause (PinnedPoolOptions::max_page_locked_bytes); beyond
       // it a/b/c buffers are plain memory, freed after use.
-      pinned_.emplace(budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_limit,
+      pinned_.emplace(*budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_limit,
                                                          .try_page_lock = !devices_.empty(),
                                                          .max_page_locked_bytes = options.pinned_limit});
       if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
         spdlog::warn("pipeline runner: page-locked host memory is not available; a/b/c buffers are pageable");
     }
-    pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), budget_, pinned_ ? &*pinned_ : nullptr);
+    pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), *budget_, pinned_ ? &*pinned_ : nullptr);
     notifier_ = std::thread([this] { NotifierLoop(); });
     spdlog::info("pipeline runner: {} synthesis thread(s), {}, budget {}, a/b/c in {}", options.synthesis_threads,
                  devices_.empty() ? std::to_string(options.cpu_backend_workers) + " CPU-backend worker(s)"
                                   : std::to_string(devices_.size()) + " GPU(s) x " +
                                         std::to_string(options.workers_per_device) + " worker(s)",
-                 Gb(budget_.capacity()), pinned_ ? "pinned pool buffers" : "pageable vectors");
+                 Gb(budget_->capacity()), pinned_ ? "pinned pool buffers" : "pageable vectors");
   }
 
   ~Runner() override {
@@ -135,7 +136,7 @@ class Runner final : public PipelineProofRunner {
     // vectors. Pinned: the buffer also holds a copy of z, released with a/b/c.
     bytes.pinned_abc = pinned_ && !shape.snarkjs_h;
     if (bytes.pinned_abc) bytes.abc += shape.variables * 32, bytes.total += shape.variables * 32;
-    if (bytes.total > budget_.capacity()) throw JobExceedsBudgetError(job->id, bytes, budget_.capacity());
+    if (bytes.total > budget_->capacity()) throw JobExceedsBudgetError(job->id, bytes, budget_->capacity());
     uint64_t key;
     {
       std::lock_guard lock(mu_);
@@ -165,7 +166,7 @@ class Runner final : public PipelineProofRunner {
       pipeline_->Submit(std::move(req));
     } catch (const memory::BudgetExceededError&) {
       Forget(key);
-      throw JobExceedsBudgetError(job->id, bytes, budget_.capacity());
+      throw JobExceedsBudgetError(job->id, bytes, budget_->capacity());
     } catch (...) {
       Forget(key);
       throw;
@@ -236,7 +237,7 @@ class Runner final : public PipelineProofRunner {
 
   scheduler::PipelineStatus PipelineStatus() const override { return pipeline_->Status(); }
   const std::vector<int>& devices() const override { return devices_; }
-  uint64_t budget_bytes() const override { return budget_.capacity(); }
+  uint64_t budget_bytes() const override { return budget_->capacity(); }
 
  private:
   struct Record {
@@ -282,6 +283,10 @@ class Runner final : public PipelineProofRunner {
                    t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0, rate(t.z_bytes, t.z_ms));
     }
 #endif
+  }
+
+  static std::unique_ptr<memory::Budget> MakeBudget(const PipelineRunnerOptions& o) {
+    return std::make_unique<memory::Budget>(o.budget_bytes ? *o.budget_bytes : memory::AutoBudgetBytes(o.safety_margin));
   }
 
   groth16::Backend& BackendFor(int device) {
@@ -423,7 +428,8 @@ class Runner final : public PipelineProofRunner {
   const std::vector<int> devices_;
   groth16::CpuBackend cpu_backend_;  // stateless: shared by the CPU-backend workers
   std::map<int, std::unique_ptr<groth16::Backend>> gpu_backends_;  // one per device, created once
-  memory::Budget budget_;            // outlives the pipeline (declared before it)
+  std::unique_ptr<memory::Budget> owned_budget_;  // when the options bring none
+  memory::Budget* budget_;           // outlives the pipeline (declared before it)
   std::optional<memory::PinnedPool> pinned_;  // GPU workers' a/b/c buffers; outlives the pipeline
 
   mutable std::mutex mu_;

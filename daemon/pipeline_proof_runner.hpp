@@ -64,6 +64,10 @@ struct PipelineRunnerOptions {
   unsigned workers_per_device = 2;     // GPU workers per device
   unsigned cpu_backend_workers = 1;    // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
+  // The daemon's budget (shared with the SrsRegistry, which charges the
+  // parameter sets to it); must outlive the runner. nullptr: the runner makes
+  // its own from budget_bytes / safety_margin.
+  memory::Budget* budget = nullptr;
   uint64_t safety_margin = 5ull << 30;
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
   unsigned finalizer_threads = 1;

@@ -21,8 +21,16 @@ struct SrsRegistry::Entry {
   std::string params_path, vk_path;  // generic: the .zkey and the .r1cs
   std::atomic<uint32_t> refs{0};
   std::mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
-  std::mutex mu;       // guards `loaded` (brief)
+  std::mutex mu;       // guards `loaded`, `charge` and `idle_since` (brief)
   std::shared_ptr<const LoadedParams> loaded;
+  memory::Reservation charge;  // its bytes in the budget (AttachBudget), while loaded
+  std::chrono::steady_clock::time_point idle_since = std::chrono::steady_clock::now();  // refs last fell to 0
+  void Unref() {
+    if (refs.fetch_sub(1) == 1) {
+      std::lock_guard lock(mu);
+      idle_since = std::chrono::steady_clock::now();
+    }
+  }
   std::shared_ptr<const LoadedParams> Loaded() {
     std::lock_guard lock(mu);
     return loaded;
@@ -53,7 +61,56 @@ uint64_t FileSize(const std::string& path) {
 
 SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads)
     : param_cache_(std::move(param_cache)), threads_(threads) {}
-SrsRegistry::~SrsRegistry() = default;
+SrsRegistry::~SrsRegistry() {
+  if (budget_) budget_->RemoveEvictor(evictor_id_);
+  for (auto& e : entries_) {  // charges go back before the memory (declared budget-first by the owner)
+    std::lock_guard lock(e->mu);
+    e->loaded.reset();
+    e->charge.Reset();
+  }
+}
+
+void SrsRegistry::AttachBudget(memory::Budget* budget, std::chrono::steady_clock::duration min_idle) {
+  if (budget_) throw std::logic_error("SrsRegistry::AttachBudget called twice");
+  if (!budget) throw std::invalid_argument("SrsRegistry::AttachBudget: no budget");
+  budget_ = budget;
+  min_idle_ = min_idle;
+  evictor_id_ = budget_->AddEvictor([this](uint64_t needed) { return EvictIdle(needed); });
+}
+
+uint64_t SrsRegistry::EvictIdle(uint64_t needed) {
+  std::vector<std::shared_ptr<Entry>> candidates;
+  {
+    std::lock_guard lock(mu_);
+    candidates = entries_;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::chrono::steady_clock::time_point, std::shared_ptr<Entry>>> idle;
+  for (auto& e : candidates) {
+    std::lock_guard lock(e->mu);
+    if (e->loaded && e->refs.load() == 0 && now - e->idle_since >= min_idle_) idle.emplace_back(e->idle_since, e);
+  }
+  std::sort(idle.begin(), idle.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  uint64_t freed = 0;
+  for (auto& [since, e] : idle) {
+    if (freed >= needed) break;
+    // try_lock: a load in progress (possibly the caller of this evictor) is skipped, never waited for.
+    std::unique_lock load_lock(e->load_mu, std::try_to_lock);
+    if (!load_lock.owns_lock() || e->refs.load() != 0) continue;
+    memory::Reservation charge;  // destroyed after `dropped`: the budget sees the bytes once they are gone
+    std::shared_ptr<const LoadedParams> dropped;
+    {
+      std::lock_guard lock(e->mu);
+      dropped = std::move(e->loaded);
+      e->loaded.reset();
+      charge = std::move(e->charge);
+    }
+    if (!dropped) continue;
+    freed += charge.bytes();
+    dropped.reset();
+  }
+  return freed;
+}
 
 std::string SrsRegistry::SnapCircuitId(const filecoin::SectorShape& shape) {
   std::string name = filecoin::FormatSectorSize(shape.sector_bytes);  // "2KiB"
@@ -135,6 +192,14 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
   std::lock_guard load_lock(entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
   if (!p) {
+    // Charged before the memory is allocated (the evictors make room now),
+    // then trued up to the resident size; a failed load gives it back.
+    memory::Reservation charge;
+    if (budget_) {
+      std::error_code ec;
+      const uint64_t file = std::filesystem::file_size(entry.params_path, ec);
+      charge = budget_->Charge(ec ? 0 : file / 5 * 8);
+    }
     auto fresh = std::make_shared<LoadedParams>();
     fresh->generic = entry.generic;
     fresh->shape = entry.shape;
@@ -158,9 +223,14 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     }
     fresh->pvk = groth16::PrepareVerifyingKey(fresh->pk.vk);
     fresh->resident_bytes = LoadedBytes(*fresh);
+    if (budget_) {
+      if (charge.bytes() > fresh->resident_bytes) charge.Release(charge.bytes() - fresh->resident_bytes);
+      if (charge.bytes() < fresh->resident_bytes) charge.Merge(budget_->Charge(fresh->resident_bytes - charge.bytes()));
+    }
     p = std::move(fresh);
     std::lock_guard lock(entry.mu);
     entry.loaded = p;
+    entry.charge = std::move(charge);
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
@@ -183,11 +253,13 @@ SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
     throw SrsInUseError("parameters " + circuit_id + " are in use by " + std::to_string(refs) +
                         " queued or running job(s); evict after they finish");
   }
+  memory::Reservation charge;  // given back after `dropped` goes (declared first, destroyed last)
   std::shared_ptr<const LoadedParams> dropped;
   {
     std::lock_guard lock(entry->mu);
     dropped = std::move(entry->loaded);
     entry->loaded.reset();
+    charge = std::move(entry->charge);
   }
   if (!dropped) return {.was_loaded = false, .freed_bytes = 0};
   return {.was_loaded = true, .freed_bytes = dropped->resident_bytes};  // freed here, outside every lock
@@ -263,7 +335,7 @@ SrsRegistry::Lease::Lease(Lease&& other) noexcept
 }
 SrsRegistry::Lease& SrsRegistry::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
-    if (entry_) entry_->refs.fetch_sub(1);
+    if (entry_) entry_->Unref();
     registry_ = other.registry_;
     entry_ = std::move(other.entry_);
     other.registry_ = nullptr;
@@ -271,7 +343,7 @@ SrsRegistry::Lease& SrsRegistry::Lease::operator=(Lease&& other) noexcept {
   return *this;
 }
 SrsRegistry::Lease::~Lease() {
-  if (entry_) entry_->refs.fetch_sub(1);
+  if (entry_) entry_->Unref();
 }
 std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) const {
   if (auto p = entry_->Loaded()) {

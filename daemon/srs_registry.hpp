@@ -31,6 +31,7 @@
 #include "engine/groth16/types.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
+#include "memory/budget.hpp"
 
 namespace cuzk::daemon {
 
@@ -126,14 +127,29 @@ class SrsRegistry {
   uint64_t ResidentBytes() const;
   const std::string& param_cache() const { return param_cache_; }
 
+  // Charges every parameter set it loads to `budget` (Budget::Charge: never
+  // blocks, since the partitions waiting for the load hold reservations
+  // themselves; 1.6x the .params file before the load, which makes room
+  // through the evictors, then the resident bytes) and registers an evictor
+  // that drops sets no job holds and that have been idle for min_idle,
+  // longest idle first (memory.eviction_min_idle: a set just used by one job is
+  // not dropped under the next one). Call before the first load; the budget
+  // must outlive the registry. Measured resident size: 55.1 GB for the
+  // 34.5 GB 32 GiB file (docs/deploy.md, Sizing).
+  void AttachBudget(memory::Budget* budget, std::chrono::steady_clock::duration min_idle);
+
  private:
   std::shared_ptr<Entry> EntryFor(const std::string& circuit_id);
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
+  uint64_t EvictIdle(uint64_t needed);  // the budget's evictor
 
   std::string param_cache_;
   unsigned threads_;
   mutable std::mutex mu_;  // guards entries_ (the map), not the loads
   std::vector<std::shared_ptr<Entry>> entries_;
+  memory::Budget* budget_ = nullptr;  // set once by AttachBudget
+  std::chrono::steady_clock::duration min_idle_{};
+  memory::Budget::EvictorId evictor_id_ = 0;
 };
 
 }  // namespace cuzk::daemon

@@ -197,7 +197,14 @@ uint64_t Budget::reserved() const {
 
 uint64_t Budget::available() const {
   std::lock_guard lock(mu_);
-  return capacity_ - reserved_;
+  return reserved_ >= capacity_ ? 0 : capacity_ - reserved_;  // past the capacity after a Charge
+}
+
+Reservation Budget::Charge(uint64_t bytes) {
+  std::unique_lock lock(mu_);
+  if (reserved_ + bytes > capacity_) RunEvictors(lock, reserved_ + bytes - capacity_);
+  if (reserved_ + bytes > capacity_) ++counters_.overcommits;
+  return GrantLocked(bytes);
 }
 
 uint64_t Budget::peak() const {

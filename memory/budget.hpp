@@ -82,6 +82,7 @@ struct BudgetStats {
   uint64_t waited_grants = 0;  // ... of which had to wait
   uint64_t evictor_calls = 0;
   uint64_t evicted_bytes = 0;  // as reported by the evictors
+  uint64_t overcommits = 0;    // Charge calls that went past the capacity
 };
 
 class Budget {
@@ -107,6 +108,13 @@ class Budget {
   // the bytes fit (after asking the evictors).
   std::optional<Reservation> TryAcquire(uint64_t bytes, int priority = 0);
   std::optional<Reservation> AcquireFor(uint64_t bytes, int priority, std::chrono::nanoseconds timeout);
+  // Charges memory that exists already or must exist (a parameter set being
+  // loaded for a partition that holds its own reservation): granted at once,
+  // past the capacity if need be (counted in Stats().overcommits); until
+  // enough is released, every Acquire waits. Never blocks, so a load that the
+  // waiting partitions depend on cannot deadlock with them. The evictors are
+  // asked first to make room.
+  Reservation Charge(uint64_t bytes);
 
   EvictorId AddEvictor(Evictor evictor);
   void RemoveEvictor(EvictorId id);  // waits until no call of it is running

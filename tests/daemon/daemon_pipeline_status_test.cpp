@@ -69,13 +69,15 @@ json StatusJson(int port) {
   return j;
 }
 
-// Bytes reserved by partitions: the budget's reserved bytes less the idle
-// pinned a/b/c buffers, which stay charged while the pool keeps them for the
-// next partition (GPU workers only; CPU-backend workers have no pool).
+// Bytes reserved by partitions: the budget's reserved bytes less what stays
+// charged between jobs: the loaded parameter sets (memory.srs_resident) and
+// the idle pinned a/b/c buffers the pool keeps for the next partition (GPU
+// workers only; CPU-backend workers have no pool).
 uint64_t ReservedBytes(const json& st) {
   const json& s = st.at("scheduler");
   const uint64_t idle_pinned = s.contains("buffers") ? s.at("buffers").at("pinned_idle_bytes").get<uint64_t>() : 0;
-  return s.at("memory").at("reserved_bytes").get<uint64_t>() - idle_pinned;
+  const uint64_t srs = st.at("memory").at("srs_resident").get<uint64_t>();
+  return s.at("memory").at("reserved_bytes").get<uint64_t>() - idle_pinned - srs;
 }
 
 // The scheduler's record of an active job, or null once the pipeline let go of it.
@@ -150,6 +152,19 @@ void PrintScheduler(const char* when, const json& st) {
   std::fflush(stdout);
 }
 
+// The 2 KiB parameters loaded before the jobs: their charge in the budget
+// is then exactly memory.srs_resident (ReservedBytes subtracts it), not a
+// load in progress.
+void PreloadParams(v1::ProvingEngine::Stub& stub) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::PreloadSrsRequest req;
+  req.set_circuit_id("snap-2k");
+  v1::PreloadSrsResponse resp;
+  const grpc::Status s = stub.PreloadSRS(&ctx, req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+}
+
 // Three jobs at once (synthesis_concurrency 3): they are in the pipeline
 // together, each proof verifies, and afterwards nothing is reserved.
 TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreReleased) {
@@ -157,6 +172,7 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
   DaemonProcess d("[pipeline]\nenabled = true\nsynthesis_concurrency = 3\n[logging]\nlevel = \"info\"\n");
   ASSERT_GT(d.status_port(), 0);
   auto stub = d.Stub();
+  PreloadParams(*stub);
   const json idle = StatusJson(d.status_port());
   ASSERT_EQ(ReservedBytes(idle), 0u);
   ASSERT_EQ(idle.at("scheduler").at("synthesis").at("max_concurrent"), 3);
@@ -246,6 +262,7 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
   DaemonProcess d("[pipeline]\nenabled = true\nsynthesis_concurrency = 2\n");
   ASSERT_GT(d.status_port(), 0);
   auto stub = d.Stub();
+  PreloadParams(*stub);
   const std::string doomed = MustSubmit(*stub, "doomed");
   const std::string survivor = MustSubmit(*stub, "survivor");
 

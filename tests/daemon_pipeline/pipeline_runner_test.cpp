@@ -465,6 +465,43 @@ TEST_F(PipelineRunnerTest, ShutdownCancelsQueuedJobsAndStopsStartedOnes) {
 
 // GENERIC_R1CS (circom + snarkjs zkey): the daemon tests' r1cs fixture
 // (tests/daemon/make_r1cs_fixture.sh, needs Node.js), skipped without it.
+TEST_F(PipelineRunnerTest, ParameterSetsAreChargedToTheBudgetAndEvictedWhenIdle) {
+  // A registry of its own (the shared one may be loaded already).
+  memory::Budget budget(64ull << 30);
+  SrsRegistry srs(ParamDir(), 0);
+  srs.AttachBudget(&budget, std::chrono::milliseconds(0));  // idle sets evictable at once
+  {
+    SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+    const std::shared_ptr<const LoadedParams> p = lease.Get(nullptr);
+    std::printf("2 KiB parameter set: %llu resident bytes charged\n", (unsigned long long)p->resident_bytes);
+    EXPECT_EQ(budget.reserved(), p->resident_bytes);
+    // Held by a job: an acquire that needs the bytes does not evict it.
+    EXPECT_FALSE(budget.TryAcquire(budget.capacity() - p->resident_bytes / 2).has_value());
+    EXPECT_EQ(budget.reserved(), p->resident_bytes);
+  }
+  // Idle now: the same acquire evicts the set and is granted.
+  const uint64_t charged = budget.reserved();
+  ASSERT_GT(charged, 0u);
+  std::optional<memory::Reservation> r = budget.TryAcquire(budget.capacity() - charged / 2);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(budget.Stats().evicted_bytes, charged);
+  EXPECT_EQ(srs.ResidentBytes(), 0u);
+  r.reset();
+  EXPECT_EQ(budget.reserved(), 0u);
+
+  // With a long minimum idle time an idle set stays; EvictSRS gives its charge back.
+  memory::Budget budget2(64ull << 30);
+  SrsRegistry srs2(ParamDir(), 0);
+  srs2.AttachBudget(&budget2, std::chrono::hours(1));
+  srs2.Preload("snap-2k");
+  const uint64_t held = budget2.reserved();
+  EXPECT_GT(held, 0u);
+  EXPECT_FALSE(budget2.TryAcquire(budget2.capacity() - held / 2).has_value());
+  EXPECT_EQ(srs2.ResidentBytes(), held);
+  EXPECT_TRUE(srs2.Evict("snap-2k").was_loaded);
+  EXPECT_EQ(budget2.reserved(), 0u);
+}
+
 TEST(PipelineRunnerGeneric, ProvesAGenericR1csJob) {
   const std::string dir = R1csDir();
   if (!fs::exists(dir + "/multi_public.zkey") || !fs::exists(dir + "/multi_public.wtns"))

@@ -127,6 +127,31 @@ TEST(Budget, EvictorConsultedBeforeBlocking) {
   EXPECT_EQ(budget.Stats().waited_grants, 0u);
 }
 
+TEST(Budget, ChargeNeverBlocksAsksEvictorsFirstAndHoldsBackLaterAcquires) {
+  Budget budget(100);
+  Reservation partitions = budget.Acquire(80);
+  Reservation idle_cache = budget.Acquire(10);
+  budget.AddEvictor([&](uint64_t) {
+    const uint64_t freed = idle_cache.bytes();
+    idle_cache.Reset();
+    return freed;
+  });
+  // 50 more: the evictor frees its 10, the rest goes past the capacity.
+  Reservation params = budget.Charge(50);
+  EXPECT_EQ(params.bytes(), 50u);
+  EXPECT_EQ(budget.reserved(), 130u);
+  EXPECT_EQ(budget.available(), 0u);  // not an unsigned wrap-around
+  EXPECT_EQ(budget.Stats().overcommits, 1u);
+  EXPECT_EQ(budget.Stats().evicted_bytes, 10u);
+  EXPECT_FALSE(budget.TryAcquire(1).has_value());  // over the capacity: nothing more is granted
+  partitions.Reset();                              // 50 reserved now
+  EXPECT_TRUE(budget.TryAcquire(50).has_value());
+  // A charge that fits is an ordinary grant.
+  Reservation small = budget.Charge(20);
+  EXPECT_EQ(budget.Stats().overcommits, 1u);
+  EXPECT_EQ(budget.reserved(), 70u);
+}
+
 TEST(Budget, EvictorWithNothingToFreeThenWaits) {
   Budget budget(100);
   Reservation held = budget.Acquire(100);
