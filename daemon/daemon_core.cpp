@@ -30,6 +30,7 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
   o.workers_per_device = c.gpus.gpu_workers_per_device;
   o.budget_bytes = c.memory.total_budget;                                // nullopt = auto
   o.budget = budget;                                                     // the same bytes, shared with srs
+  o.parameters_in_budget = true;                                         // SrsRegistry::AttachBudget below
   o.safety_margin = c.memory.safety_margin;
   o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
   o.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most

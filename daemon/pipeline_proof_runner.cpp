@@ -136,7 +136,9 @@ class Runner final : public PipelineProofRunner {
     // vectors. Pinned: the buffer also holds a copy of z, released with a/b/c.
     bytes.pinned_abc = pinned_ && !shape.snarkjs_h;
     if (bytes.pinned_abc) bytes.abc += shape.variables * 32, bytes.total += shape.variables * 32;
-    if (bytes.total > budget_->capacity()) throw JobExceedsBudgetError(job->id, bytes, budget_->capacity());
+    const uint64_t params_bytes = options_.parameters_in_budget && job->params ? job->params.ChargeBytes() : 0;
+    if (bytes.total + params_bytes > budget_->capacity())
+      throw JobExceedsBudgetError(job->id, bytes, budget_->capacity(), params_bytes);
     uint64_t key;
     {
       std::lock_guard lock(mu_);
@@ -166,7 +168,7 @@ class Runner final : public PipelineProofRunner {
       pipeline_->Submit(std::move(req));
     } catch (const memory::BudgetExceededError&) {
       Forget(key);
-      throw JobExceedsBudgetError(job->id, bytes, budget_->capacity());
+      throw JobExceedsBudgetError(job->id, bytes, budget_->capacity(), params_bytes);
     } catch (...) {
       Forget(key);
       throw;
@@ -450,11 +452,12 @@ class Runner final : public PipelineProofRunner {
 }  // namespace
 
 JobExceedsBudgetError::JobExceedsBudgetError(const std::string& job_id, const scheduler::PartitionBytes& bytes,
-                                             uint64_t capacity)
-    : memory::BudgetExceededError(bytes.total, capacity),
+                                             uint64_t capacity, uint64_t params_bytes)
+    : memory::BudgetExceededError(bytes.total + params_bytes, capacity),
       message_("job " + job_id + ": one partition needs " + std::to_string(bytes.total) + " bytes (" + Gb(bytes.total) +
-               ", of which a/b/c " + Gb(bytes.abc) + "), more than the whole memory budget of " +
-               std::to_string(capacity) + " bytes (" + Gb(capacity) +
+               ", of which a/b/c " + Gb(bytes.abc) + ")" +
+               (params_bytes ? " beside its parameter set's " + Gb(params_bytes) : std::string()) +
+               ", more than the whole memory budget of " + std::to_string(capacity) + " bytes (" + Gb(capacity) +
                "): it can never run; raise memory.total_budget") {}
 
 std::unique_ptr<PipelineProofRunner> MakePipelineProofRunner(const PipelineRunnerOptions& options,

@@ -68,6 +68,9 @@ struct PipelineRunnerOptions {
   // parameter sets to it); must outlive the runner. nullptr: the runner makes
   // its own from budget_bytes / safety_margin.
   memory::Budget* budget = nullptr;
+  // The SrsRegistry charges parameter sets to the budget: a job whose
+  // partition plus its parameter set exceed it is refused at once.
+  bool parameters_in_budget = false;
   uint64_t safety_margin = 5ull << 30;
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
   unsigned finalizer_threads = 1;
@@ -90,7 +93,8 @@ struct PipelineRunnerOptions {
 // RESOURCE_EXHAUSTED). Thrown by Enqueue; nothing was queued.
 class JobExceedsBudgetError : public memory::BudgetExceededError {
  public:
-  JobExceedsBudgetError(const std::string& job_id, const scheduler::PartitionBytes& bytes, uint64_t capacity);
+  JobExceedsBudgetError(const std::string& job_id, const scheduler::PartitionBytes& bytes, uint64_t capacity,
+                        uint64_t params_bytes = 0);
   const char* what() const noexcept override { return message_.c_str(); }
 
  private:

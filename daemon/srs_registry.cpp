@@ -39,6 +39,14 @@ struct SrsRegistry::Entry {
 
 namespace {
 
+// Resident bytes of a set before it is loaded: 1.6x its .params file
+// (measured: 2 KiB 1.08 GB for 655 MB, 32 GiB 55.1 GB for 34.5 GB).
+uint64_t LoadChargeEstimate(const std::string& params_path) {
+  std::error_code ec;
+  const uint64_t file = std::filesystem::file_size(params_path, ec);
+  return ec ? 0 : file / 5 * 8;
+}
+
 uint64_t CsrBytes(const r1cs::CsrMatrix& m) {
   return m.row_offsets.size() * sizeof(uint64_t) + m.columns.size() * sizeof(uint32_t) +
          m.values.size() * sizeof(ff::Fr);
@@ -196,9 +204,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     // then trued up to the resident size; a failed load gives it back.
     memory::Reservation charge;
     if (budget_) {
-      std::error_code ec;
-      const uint64_t file = std::filesystem::file_size(entry.params_path, ec);
-      charge = budget_->Charge(ec ? 0 : file / 5 * 8);
+      charge = budget_->Charge(LoadChargeEstimate(entry.params_path));
     }
     auto fresh = std::make_shared<LoadedParams>();
     fresh->generic = entry.generic;
@@ -353,5 +359,9 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) con
   return registry_->Load(*entry_, load_ms);
 }
 const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }
+uint64_t SrsRegistry::Lease::ChargeBytes() const {
+  if (auto p = entry_->Loaded()) return p->resident_bytes;
+  return LoadChargeEstimate(entry_->params_path);
+}
 
 }  // namespace cuzk::daemon

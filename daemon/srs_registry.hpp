@@ -98,6 +98,9 @@ class SrsRegistry {
     // load). *load_ms: time this call spent loading or waiting for a load.
     std::shared_ptr<const LoadedParams> Get(double* load_ms) const;
     const std::string& circuit_id() const;
+    // What the set takes in the budget: its resident bytes when loaded, else
+    // the charge a load starts with (1.6x the .params file; 0 if unreadable).
+    uint64_t ChargeBytes() const;
     explicit operator bool() const { return entry_ != nullptr; }
 
    private:

@@ -328,5 +328,23 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
   EXPECT_EQ(d.Signal(SIGTERM), 0) << Report(d);
 }
 
+// A budget that holds one 2 KiB partition (~256 MB) but not beside the
+// parameter set (~1.05 GB charged): the job can never run, so it is refused
+// at once with RESOURCE_EXHAUSTED naming the parameter set; nothing is queued.
+TEST(DaemonPipelineStatus, JobWhoseParametersDoNotFitBesideItIsRefusedAtOnce) {
+  DaemonProcess d("[memory]\ntotal_budget = \"1GiB\"\n[pipeline]\nenabled = true\n");
+  ASSERT_GT(d.status_port(), 0);
+  auto stub = d.Stub();
+  v1::SubmitProofResponse resp;
+  const grpc::Status s = stub->SubmitProof(Ctx(seconds(30)).get(), FixtureSnapRequest("too-big"), &resp);
+  std::printf("refused: %s\n", s.error_message().c_str());
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("parameter set"), std::string::npos) << s.error_message();
+  const json st = StatusJson(d.status_port());
+  EXPECT_EQ(st.at("scheduler").at("memory").at("reserved_bytes"), 0u);
+  EXPECT_TRUE(st.at("scheduler").at("pipelines").empty());
+  EXPECT_EQ(d.Signal(SIGTERM), 0) << Report(d);
+}
+
 }  // namespace
 }  // namespace cuzk::test
