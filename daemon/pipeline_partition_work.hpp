@@ -31,11 +31,13 @@
 //   total = abc + witness + vanilla + fixed; `abc` is released when GpuStart
 //   returns, the rest when the partition is finalized.
 // 2 KiB SnapDeals: m = 2^21, n = 1,7M: abc 201 MB, total ~256 MB.
-// 32 GiB: m = 2^27: abc 12.9 GB, witness 2.6 GB, total ~15.5 GB. (cuzk charged
-// 9 GiB with 8 GiB a/b/c; ours is what the engine allocates today.) Not counted:
-// MSM/NTT scratch inside a backend (Pippenger buckets: MBs on the CPU; the
-// CudaBackend's device memory is not host memory) and the parameters, which
-// the SrsRegistry holds outside the budget today.
+// 32 GiB: m = 2^27: abc 12.9 GB, witness 2.6 GB, total ~15.5 GB (+2.6 GB for
+// the pinned z copy with GPU workers). (cuzk charged 9 GiB with 8 GiB a/b/c;
+// ours is what the engine allocates.) Not counted here: MSM/NTT scratch inside
+// a backend (Pippenger buckets: MBs on the CPU; the CudaBackend's device
+// memory is not host memory). The parameters are charged by the SrsRegistry
+// (AttachBudget) to the same budget, and Enqueue refuses a job whose
+// partition does not fit beside them.
 // With GPU workers the runner gives the pipeline a PinnedPool and sets
 // pinned_abc (bellperson keys): Synthesize leases one page-locked buffer of
 // (3 m + n) 32 bytes from the partition's a/b/c reservation (the runner adds

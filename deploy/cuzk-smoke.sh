@@ -27,8 +27,8 @@
 #                    (partitions synthesized at once; default 1 as in the daemon)
 #   --pinned-limit SIZE  the daemon's [memory] pinned_limit (default 16GiB as in the
 #                    daemon; a 512 MiB partition's a/b/c + z buffer is 8.2 GB)
-#   --budget SIZE    the daemon's [memory] total_budget (default "auto"); the
-#                    parameters are not charged to it, so leave room for them
+#   --budget SIZE    the daemon's [memory] total_budget (default "auto"; the
+#                    loaded parameter sets are charged to it)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
