@@ -33,6 +33,7 @@ std::unique_ptr<ProofRunner> MakeRunner(const Config& c, JobObserver* observer, 
   o.parameters_in_budget = true;                                         // SrsRegistry::AttachBudget below
   o.safety_margin = c.memory.safety_margin;
   o.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
+  o.max_run_ahead = c.pipeline.max_parallel_synthesis;                   // hard ceiling beside the pacer
   o.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
   std::unique_ptr<PipelineProofRunner> r = MakePipelineProofRunner(o, observer);
   *pipeline = r.get();

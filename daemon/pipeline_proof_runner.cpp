@@ -91,6 +91,7 @@ class Runner final : public PipelineProofRunner {
     pc.gpu_workers_per_device = devices_.empty() ? options.cpu_backend_workers : options.workers_per_device;
     pc.finalizer_threads = std::max(1u, options.finalizer_threads);
     if (options.pacer_target > 0) pc.pacer.target = options.pacer_target;
+    pc.max_run_ahead = options.max_run_ahead;
     pc.pacer.Validate();
     pc.timeline = options.timeline ? options.timeline : [](std::string_view line) { spdlog::info("{}", line); };
     if (options.pinned_abc && (!devices_.empty() || options.pinned_abc_on_cpu_workers)) {

@@ -73,6 +73,7 @@ struct PipelineRunnerOptions {
   bool parameters_in_budget = false;
   uint64_t safety_margin = 5ull << 30;
   double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
+  unsigned max_run_ahead = 0;          // most partitions synthesizing or queued for a GPU; 0 = no ceiling
   unsigned finalizer_threads = 1;
   // GPU workers: a/b/c are written into page-locked buffers of a PinnedPool
   // charged to the budget and reused across partitions. At most

@@ -157,8 +157,8 @@ void Pipeline::Impl::DispatchLoop() {
       dispatch_cv.wait(lock);
       continue;
     }
-    if (free_synth == 0) {
-      pacer.SetHeld(now, true);
+    if (free_synth == 0 || (config.max_run_ahead > 0 && InSynthesisLocked() + gpu_queue.size() >= config.max_run_ahead)) {
+      pacer.SetHeld(now, true);  // held by capacity, not by the pacer; a pickup or a synthesis end wakes us
       dispatch_cv.wait(lock);
       continue;
     }

@@ -54,6 +54,13 @@ struct PipelineConfig {
   // synthesizing 8 MiB partitions stretched a 275 ms GPU start to 440 ms.
   // 0: same priority as the rest of the process.
   int synthesis_nice = 10;
+  // Most partitions dispatched ahead of the GPU workers: synthesizing, or
+  // synthesized and waiting in the GPU queue (0: no ceiling beyond the
+  // budget). A hard stop beside the pacer's target: the pacer learns of a
+  // stalled GPU only through missing completions, and on the H200 it let 31
+  // partitions run ahead during one 19.6 s GPU start (docs/perf/gpu.md,
+  // daemon run 2).
+  unsigned max_run_ahead = 0;
 };
 
 enum class JobOutcome { kCompleted, kFailed, kCancelled };

@@ -73,6 +73,7 @@ class FakeWork : public JobWork {
   bool use_pinned = false;
   bool block_until_cancelled = false;  // synthesis spins on the token
   std::shared_future<void> gate;       // synthesis of partition 0 waits for it, if valid
+  std::shared_future<void> gpu_gate;   // the GPU start of partition 0 waits for it, if valid
 
   std::mutex mu;
   std::vector<std::string> events;  // "S3", "G3", "F3", "V3"
@@ -102,6 +103,7 @@ class FakeWork : public JobWork {
   std::unique_ptr<StageData> GpuStart(const PartitionContext& c, std::unique_ptr<StageData> s) override {
     Record("G", c.partition);
     gpu_nice = ThreadNice();
+    if (gpu_gate.valid() && c.partition == 0) gpu_gate.wait();
     EXPECT_EQ(static_cast<FakeData&>(*s).partition, c.partition);
     std::this_thread::sleep_for(gpu);
     if (fail == FailAt::kGpu && c.partition == fail_partition) throw std::runtime_error("device out of memory");
@@ -231,6 +233,33 @@ TEST(Pipeline, SynthesisThreadsRunAtLowerPriorityThanGpuWorkers) {
   EXPECT_EQ(work->synth_child_nice.load(), base + 5);
   EXPECT_EQ(work->gpu_nice.load(), base);
   EXPECT_EQ(ThreadNice(), base);  // the process and other threads are untouched
+}
+
+TEST(Pipeline, RunAheadCeilingHoldsDispatchWhileTheGpuIsStuck) {
+  // One GPU worker stuck on partition 0; synthesis is fast and plentiful and
+  // the pacer would dispatch freely (target 100). With max_run_ahead 3, only
+  // 3 partitions may be synthesizing or queued behind it.
+  memory::Budget budget(1000000);
+  Results results;
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{10, 5});
+  std::promise<void> release;
+  work->gpu_gate = release.get_future().share();
+  {
+    PipelineConfig config = FastConfig(nullptr, 8, 1);
+    config.pacer.target = 100;
+    config.max_run_ahead = 3;
+    Pipeline pipeline(config, budget);
+    pipeline.Submit({"job", Priority::kNormal, 12, work, results.Callback()});
+    ASSERT_TRUE(WaitUntil([&] { return work->synth_started.load() >= 4; }));
+    std::this_thread::sleep_for(200ms);  // time for any dispatch past the ceiling
+    const int started = work->synth_started.load();
+    std::printf("GPU stuck: %d of 12 partitions started synthesis (1 on the GPU + ceiling 3)\n", started);
+    EXPECT_EQ(started, 4);
+    release.set_value();
+    ASSERT_TRUE(results.WaitFor(1));
+    EXPECT_EQ(results.by_id.at("job")[0].outcome, JobOutcome::kCompleted);
+  }
+  EXPECT_EQ(work->synth_started.load(), 12);
 }
 
 TEST(Pipeline, SplitProvingGpuWorkerDoesNotWaitForTheFinalizer) {
