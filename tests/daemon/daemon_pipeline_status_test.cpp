@@ -152,6 +152,18 @@ void PrintScheduler(const char* when, const json& st) {
   std::fflush(stdout);
 }
 
+// Polls /status until the scheduler holds nothing (30 s at most), printing
+// its section; *after is the last status seen.
+::testing::AssertionResult WaitIdle(DaemonProcess& d, json* after) {
+  if (!PollStatus(d.status_port(), [&](const json& st) {
+        *after = st;
+        return PipelineIdle(st);
+      }, seconds(30)))
+    return ::testing::AssertionFailure() << "not idle after 30 s: " << after->at("scheduler").dump(2);
+  PrintScheduler("after", *after);
+  return ::testing::AssertionSuccess();
+}
+
 // The 2 KiB parameters loaded before the jobs: their charge in the budget
 // is then exactly memory.srs_resident (ReservedBytes subtracts it), not a
 // load in progress.
@@ -225,11 +237,7 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
 
   // Everything given back, seen through /status.
   json after;
-  ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
-    after = st;
-    return PipelineIdle(st);
-  }, seconds(30))) << after.at("scheduler").dump(2);
-  PrintScheduler("after", after);
+  ASSERT_TRUE(WaitIdle(d, &after));
   const json& s = after.at("scheduler");
   const uint64_t peak = s.at("memory").at("peak_reserved_bytes").get<uint64_t>();
   const int most_synthesizing_logged = MostSynthesizingPerTimeline(d.Log());
@@ -315,11 +323,7 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
   std::printf("survivor: completed, proof verifies; total %llu ms\n", (unsigned long long)done.total_ms());
 
   json after;
-  ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
-    after = st;
-    return PipelineIdle(st);
-  }, seconds(30))) << after.at("scheduler").dump(2);
-  PrintScheduler("after", after);
+  ASSERT_TRUE(WaitIdle(d, &after));
   EXPECT_EQ(ReservedBytes(after), 0u);
   EXPECT_EQ(after.at("scheduler").at("counters").at("jobs_completed"), 1);
   EXPECT_EQ(after.at("scheduler").at("counters").at("jobs_cancelled"), 1);
