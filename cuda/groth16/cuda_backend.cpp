@@ -233,13 +233,19 @@ std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::spa
   Impl::Retired retired;  // destroyed last: after the lock is released
   std::vector<PendingProof> out;
   std::lock_guard lock(impl_->mu);
+  // Still under the lock, on every way out (a throw included): what the
+  // device is done with moves to `retired`, freed once the lock is let go.
+  struct TakeRetired {
+    Impl::Retired& from;
+    Impl::Retired& to;
+    ~TakeRetired() { std::swap(from, to); }
+  } take{impl_->retired, retired};
   const auto t0 = std::chrono::steady_clock::now();
   ScopedDevice on(impl_->device);
   out.reserve(inputs.size());
   for (auto& in : inputs) out.push_back(impl_->StartOne(pk, in));
   impl_->stats.prove_start_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::swap(retired, impl_->retired);
   return out;
 }
 
