@@ -98,6 +98,11 @@ JobView JobTracker::Await(const std::string& job_id, std::optional<Clock::time_p
                           const std::function<bool()>& client_gone) {
   std::unique_lock lock(mu_);
   std::shared_ptr<Record> r = FindLocked(job_id);  // kept alive even if pruned while we wait
+  ++counts_.awaiting;
+  struct Leave {
+    uint64_t& n;
+    ~Leave() { --n; }  // under mu_: every way out of the loop holds the lock
+  } leave{counts_.awaiting};
   // Waits in slices so that a caller who hung up frees its thread within 100 ms.
   while (!r->Final()) {
     const auto now = Clock::now();

@@ -59,6 +59,7 @@ struct JobView {
 struct TrackerCounts {
   uint64_t submitted = 0, completed = 0, failed = 0, cancelled = 0, deduplicated = 0, pruned = 0;
   uint64_t active = 0, retained = 0;
+  uint64_t awaiting = 0;  // Await calls waiting now (clients long-polling for a result)
 };
 
 class JobTracker final : public JobObserver {

@@ -77,7 +77,8 @@ std::string DaemonCore::StatusJson() const {
         {"deduplicated", tc.deduplicated},
         {"pruned", tc.pruned},
         {"active", tc.active},
-        {"retained", tc.retained}}},
+        {"retained", tc.retained},
+        {"awaiting", tc.awaiting}}},
   };
   // The scheduler pipeline's own view: queues, GPU workers, reserved/peak bytes, pacer.
   if (pipeline_runner_) doc["scheduler"] = scheduler::PipelineStatusJson(pipeline_runner_->PipelineStatus());

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <regex>
 #include <thread>
 
 #include "tests/daemon/daemon_process.hpp"
@@ -73,6 +74,14 @@ uint32_t InProgress(v1::ProvingEngine::Stub& stub) {
   const v1::GetStatusResponse st = Status(stub);  // named: the range below must not outlive it
   for (const auto& q : st.queues()) n += q.in_progress();
   return n;
+}
+
+// A number under "counters" in GET /status ("awaiting", "active", ...); -1 when unreadable.
+long StatusCounter(DaemonProcess& d, const std::string& name) {
+  const std::string r = HttpRequest(d.status_port(), "GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::smatch m;
+  if (!std::regex_search(r, m, std::regex("\"" + name + "\": ([0-9]+)"))) return -1;
+  return std::stol(m[1].str());
 }
 
 std::string Metrics(v1::ProvingEngine::Stub& stub) {
@@ -318,7 +327,10 @@ TEST(DaemonIntegration, SigtermWithRunningAndQueuedJobsExitsZero) {
     auto r = Await(*stub, b, 0, &s);
     return std::make_pair(s, r);
   });
-  std::this_thread::sleep_for(milliseconds(300));
+  // Both Await calls inside the daemon before the signal (a call that is
+  // still on its way when the daemon stops is refused, not answered: on a
+  // loaded CI machine a fixed 300 ms wait lost that race and saw "Broken pipe").
+  ASSERT_TRUE(WaitFor([&] { return StatusCounter(d, "awaiting") == 2; }, seconds(30)));
   const auto t0 = Clock::now();
   EXPECT_EQ(d.Signal(SIGTERM, seconds(30)), 0) << d.Log();
   EXPECT_LT(Clock::now() - t0, seconds(10));  // grace 1 s, not the proof time

@@ -57,6 +57,16 @@ TEST(JobTracker, RequestIdIsIdempotentAndConflictsAreRefused) {
   EXPECT_EQ(t.Counts().submitted, 3u);
 }
 
+// Until `n` Await calls are waiting inside the tracker (5 s at most).
+bool WaitAwaiting(const JobTracker& t, uint64_t n) {
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (t.Counts().awaiting != n) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return true;
+}
+
 TEST(JobTracker, AwaitHonoursTheDeadlineAndWakesOnCompletion) {
   JobTracker t(std::chrono::minutes(1), nullptr);
   const std::string id = t.Submit("", "d", Job()).job_id;
@@ -68,7 +78,7 @@ TEST(JobTracker, AwaitHonoursTheDeadlineAndWakesOnCompletion) {
   EXPECT_LT(waited, milliseconds(1000));
 
   auto waiter = std::async(std::launch::async, [&] { return t.Await(id, std::nullopt, nullptr); });
-  std::this_thread::sleep_for(milliseconds(50));
+  ASSERT_TRUE(WaitAwaiting(t, 1));  // blocked inside Await: the completion must wake it
   t.OnJobStarted(id);
   t.OnJobFinished(id, Completed());
   ASSERT_EQ(waiter.wait_for(std::chrono::seconds(2)), std::future_status::ready);
@@ -133,8 +143,9 @@ TEST(JobTracker, ShutdownAnswersEveryWaiter) {
   t.OnJobStarted(a);
   auto wa = std::async(std::launch::async, [&] { return t.Await(a, std::nullopt, nullptr); });
   auto wb = std::async(std::launch::async, [&] { return t.Await(b, std::nullopt, nullptr); });
-  std::this_thread::sleep_for(milliseconds(50));
+  ASSERT_TRUE(WaitAwaiting(t, 2));
   t.CancelAllActive("shutting down");
+  EXPECT_TRUE(WaitAwaiting(t, 0));
   EXPECT_EQ(wa.get().state, JobState::kCancelled);
   const JobView vb = wb.get();
   EXPECT_EQ(vb.state, JobState::kCancelled);
