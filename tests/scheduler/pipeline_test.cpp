@@ -73,7 +73,7 @@ class FakeWork : public JobWork {
   bool use_pinned = false;
   bool block_until_cancelled = false;  // synthesis spins on the token
   std::shared_future<void> gate;       // synthesis of partition 0 waits for it, if valid
-  std::shared_future<void> gpu_gate;   // the GPU start of partition 0 waits for it, if valid
+  std::shared_future<void> gpu_gate;   // every GPU start waits for it, if valid
 
   std::mutex mu;
   std::vector<std::string> events;  // "S3", "G3", "F3", "V3"
@@ -103,7 +103,7 @@ class FakeWork : public JobWork {
   std::unique_ptr<StageData> GpuStart(const PartitionContext& c, std::unique_ptr<StageData> s) override {
     Record("G", c.partition);
     gpu_nice = ThreadNice();
-    if (gpu_gate.valid() && c.partition == 0) gpu_gate.wait();
+    if (gpu_gate.valid()) gpu_gate.wait();
     EXPECT_EQ(static_cast<FakeData&>(*s).partition, c.partition);
     std::this_thread::sleep_for(gpu);
     if (fail == FailAt::kGpu && c.partition == fail_partition) throw std::runtime_error("device out of memory");
@@ -236,9 +236,10 @@ TEST(Pipeline, SynthesisThreadsRunAtLowerPriorityThanGpuWorkers) {
 }
 
 TEST(Pipeline, RunAheadCeilingHoldsDispatchWhileTheGpuIsStuck) {
-  // One GPU worker stuck on partition 0; synthesis is fast and plentiful and
-  // the pacer would dispatch freely (target 100). With max_run_ahead 3, only
-  // 3 partitions may be synthesizing or queued behind it.
+  // One GPU worker stuck on the first partition that reaches it (whichever
+  // finishes synthesis first); synthesis is fast and plentiful and the pacer
+  // would dispatch freely (target 100). With max_run_ahead 3, only 3
+  // partitions may be synthesizing or queued behind it.
   memory::Budget budget(1000000);
   Results results;
   auto work = std::make_shared<FakeWork>(1, PartitionBytes{10, 5});
