@@ -98,24 +98,27 @@ std::optional<ConstraintFailure> FindFirst(const CompiledCircuit& circuit, uint6
   return ConstraintFailure{r, circuit.RowName(r), a, b, c};
 }
 
+// The first failing row of evaluated sides, wherever they live (vectors or caller memory).
+std::optional<ConstraintFailure> FirstUnsatisfiedSides(const CompiledCircuit& circuit, std::span<const Fr> a,
+                                                       std::span<const Fr> b, std::span<const Fr> c,
+                                                       unsigned threads) {
+  const uint64_t rows = circuit.num_prover_rows();
+  if (a.size() < rows || b.size() < rows || c.size() < rows) {
+    throw std::invalid_argument("FirstUnsatisfied: a/b/c shorter than the circuit's rows");
+  }
+  return FindFirst(circuit, rows, threads, [&](size_t r) { return std::tuple{a[r], b[r], c[r]}; });
+}
+
 }  // namespace
 
 std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, const AbcVectors& abc,
                                                   unsigned threads) {
-  const uint64_t rows = circuit.num_prover_rows();
-  if (abc.a.size() < rows || abc.b.size() < rows || abc.c.size() < rows) {
-    throw std::invalid_argument("FirstUnsatisfied: a/b/c vectors shorter than the circuit's rows");
-  }
-  return FindFirst(circuit, rows, threads, [&](size_t r) { return std::tuple{abc.a[r], abc.b[r], abc.c[r]}; });
+  return FirstUnsatisfiedSides(circuit, abc.a, abc.b, abc.c, threads);
 }
 
 std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, const AbcSpans& abc,
                                                   unsigned threads) {
-  const uint64_t rows = circuit.num_prover_rows();
-  if (abc.a.size() < rows || abc.b.size() < rows || abc.c.size() < rows) {
-    throw std::invalid_argument("FirstUnsatisfied: a/b/c spans shorter than the circuit's rows");
-  }
-  return FindFirst(circuit, rows, threads, [&](size_t r) { return std::tuple{abc.a[r], abc.b[r], abc.c[r]}; });
+  return FirstUnsatisfiedSides(circuit, abc.a, abc.b, abc.c, threads);
 }
 
 std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit, std::span<const Fr> z,

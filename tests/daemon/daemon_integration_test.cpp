@@ -16,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
-#include <regex>
 #include <thread>
 
 #include "tests/daemon/daemon_process.hpp"
@@ -76,12 +75,9 @@ uint32_t InProgress(v1::ProvingEngine::Stub& stub) {
   return n;
 }
 
-// A number under "counters" in GET /status ("awaiting", "active", ...); -1 when unreadable.
-long StatusCounter(DaemonProcess& d, const std::string& name) {
-  const std::string r = HttpRequest(d.status_port(), "GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
-  std::smatch m;
-  if (!std::regex_search(r, m, std::regex("\"" + name + "\": ([0-9]+)"))) return -1;
-  return std::stol(m[1].str());
+// A number under "counters" in GET /status ("awaiting", "active", ...).
+uint64_t StatusCounter(DaemonProcess& d, const std::string& name) {
+  return GetStatusJson(d.status_port()).at("counters").at(name).get<uint64_t>();
 }
 
 std::string Metrics(v1::ProvingEngine::Stub& stub) {

@@ -60,11 +60,7 @@ v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& i
 
 // GET /status, parsed; the "scheduler" section must be there (pipeline runner).
 json StatusJson(int port) {
-  const std::string r = HttpRequest(port, "GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
-  const size_t body = r.find("\r\n\r\n");
-  if (r.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos)
-    throw std::runtime_error("GET /status: " + r.substr(0, 200));
-  json j = json::parse(r.substr(body + 4));
+  json j = GetStatusJson(port);
   if (!j.contains("scheduler")) throw std::runtime_error("GET /status has no scheduler section (pipeline runner off?)");
   return j;
 }

@@ -190,4 +190,12 @@ std::string HttpRequest(int port, const std::string& raw_request) {
   return out;
 }
 
+nlohmann::json GetStatusJson(int port) {
+  const std::string r = HttpRequest(port, "GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
+  const size_t body = r.find("\r\n\r\n");
+  if (r.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos)
+    throw std::runtime_error("GET /status: " + r.substr(0, 200));
+  return nlohmann::json::parse(r.substr(body + 4));
+}
+
 }  // namespace cuzk::test

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cuzk/v1/proving.grpc.pb.h"
 
 namespace cuzk::test {
@@ -55,5 +57,8 @@ std::pair<int, std::string> RunDaemonExpectingExit(const std::string& toml, std:
 
 // Raw HTTP/1.1 request to 127.0.0.1:port; returns the whole response.
 std::string HttpRequest(int port, const std::string& raw_request);
+
+// GET /status on 127.0.0.1:port, parsed; std::runtime_error unless 200 with a JSON body.
+nlohmann::json GetStatusJson(int port);
 
 }  // namespace cuzk::test

@@ -55,9 +55,10 @@ class Args {
       std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       size_t dash = item.find('-');
       if (dash == std::string::npos) {
-        out.push_back(unsigned(std::stoul(item)));
+        out.push_back(Number(k, item));
       } else {
-        unsigned a = unsigned(std::stoul(item.substr(0, dash))), b = unsigned(std::stoul(item.substr(dash + 1)));
+        const unsigned a = Number(k, item.substr(0, dash)), b = Number(k, item.substr(dash + 1));
+        if (b < a) throw std::invalid_argument("--" + k + ": range '" + item + "' runs backwards");
         for (unsigned v = a; v <= b; ++v) out.push_back(v);
       }
       if (comma == std::string::npos) break;
@@ -67,6 +68,13 @@ class Args {
   }
 
  private:
+  // A log2 size of a list: digits only, at most 64 (every command checks its own range).
+  static unsigned Number(const std::string& k, const std::string& text) {
+    if (text.empty() || text.size() > 2 || text.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(text) > 64)
+      throw std::invalid_argument("--" + k + ": '" + text + "' is not a size list such as 10,12 or 20-24");
+    return unsigned(std::stoul(text));
+  }
   std::map<std::string, std::string> values_;
 };
 
