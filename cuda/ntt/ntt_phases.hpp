@@ -108,6 +108,7 @@ struct DifPassParams {
   uint32_t twiddle_log;
   uint32_t inverse;          // use w^-1: w_N^-i = -w_N^(N/2 - i)
   uint32_t bit_reverse_out;  // last pass only (s = t): write natural order, scaled by `scale`
+  uint32_t skip_unit_stage;  // stage 0 (twiddle 1, last pass only): add/subtract without the multiplication
   OutputScale scale;
 };
 
@@ -222,6 +223,8 @@ CUZK_UNROLL
       const uint32_t lu = b + uint32_t(pb);
       const uint32_t u = lu + log_m;
       const uint32_t shift = p.twiddle_log - u - 1;
+      // Uniform over the block: u depends only on the pass and the round.
+      const bool unit = p.skip_unit_stage && u == 0;
 CUZK_UNROLL
       for (int sub = 0; sub < (1 << pb); ++sub) {
         const uint32_t rmod = (r_base & ((1u << lu) - 1)) | (uint32_t(sub) << b);
@@ -229,14 +232,14 @@ CUZK_UNROLL
         // Inverse: w^-i = -w^(N/2 - i) for i > 0, folded into the subtraction order.
         const bool mirrored = p.inverse && i != 0;
         const uint32_t ti = p.inverse ? ((half_table - i) & (half_table - 1)) : i;
-        const Fr w = LoadTable(p.twiddles + ti);
+        const Fr w = unit ? Fr::One() : LoadTable(p.twiddles + ti);
 CUZK_UNROLL
         for (int hi = 0; hi < (1 << (R - 1 - pb)); ++hi) {
           const int v0 = (hi << (pb + 1)) | sub, v1 = v0 | (1 << pb);
           const Fr sum = x[v0] + x[v1];
           const Fr diff = mirrored ? x[v1] - x[v0] : x[v0] - x[v1];
           x[v0] = sum;
-          x[v1] = diff * w;
+          x[v1] = unit ? diff : diff * w;
         }
       }
     }

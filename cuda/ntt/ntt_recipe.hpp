@@ -66,6 +66,7 @@ inline NttRecipe MakeNttRecipe(const NttPlan& plan, const NttKernelConfig& confi
     p.twiddle_log = tables.twiddle_log;
     p.inverse = IsInverse(kind);
     p.bit_reverse_out = last && config.fuse_bit_reverse;
+    p.skip_unit_stage = config.skip_unit_stage;
     p.scale = p.bit_reverse_out ? scale : OutputScale{ScaleMode::kNone, Fr::Zero(), nullptr, nullptr};
   }
   recipe.separate_bit_reverse = !config.fuse_bit_reverse;

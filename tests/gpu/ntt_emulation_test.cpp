@@ -156,6 +156,8 @@ TEST(NttEmulationTest, AllKindsMatchReference) {
       {{3, 5, 3, true}, 0},     // up to 4 passes, several groups per block
       {{3, 5, 3, false}, 1},
       {{2, 4, 2, true}, 1},     // many passes of 1-2 stages
+      {{2, 10, 10, true, false}, 0},  // stage 0 multiplied by its unit twiddle
+      {{3, 5, 3, false, false}, 1},
   };
   const ff::Fr shifts[] = {ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator), ff::Fr::FromUint64(5)};
   for (const auto& c : cases) {
