@@ -27,6 +27,9 @@
 #include "engine/msm/density_bitmap.hpp"
 
 namespace cuzk::cuda {
+namespace pippenger {
+struct Layout;  // msm_steps.hpp
+}
 
 // A curve as the GPU MSM sees it: the device field of its coordinates and
 // the engine curve of the host-side inputs and results.
@@ -58,18 +61,25 @@ struct MsmGpuOptions {
   ScalarsAt scalars_at = ScalarsAt::kHost;
   uint32_t window_bits = 0;  // 0: chosen from the scalars >= 2 (pippenger::DefaultWindowBits); else 4..22
   size_t chunk = 0;          // sorted entries per accumulation thread; 0: default
+  // The bit-witness split (msm_steps.hpp, step 1'): scalars equal to 1 are
+  // summed apart, Pippenger runs on the rest. false: they go through the
+  // digits as one entry each (the compact-digit path, kept to measure against).
+  bool split_ones = true;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
 struct MsmGpuTimings {
   float upload_ms = 0;      // scalars H2D (0 for device scalars)
   float digits_ms = 0;      // canonical form, window choice, counted and written digit entries
+  float ones_ms = 0;        // the split's 1-scalars: flags' prefix sum, indices, sums (0 without the split)
   float sort_ms = 0;        // radix sort of (bucket, base) pairs
   float accumulate_ms = 0;  // bucket sums (memset, chunks, fixup)
   float reduce_ms = 0;      // running sums per window, window sums, D2H
   float host_ms = 0;        // window combination on the host (wall clock)
   uint32_t window_bits = 0;
   size_t chunk = 0;
+  size_t ones = 0;          // scalars summed by the split
+  size_t tail = 0;          // scalars >= 2 (the tail MSM)
 };
 
 template <class Curve>
@@ -88,11 +98,18 @@ class Msm {
                     const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
 
  private:
-  Result RunImpl(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n, const uint64_t* words,
-                 const uint32_t* ranks, const MsmGpuOptions& options, MsmGpuTimings* timings);
+  using Point = AffinePoint<Field>;
+  Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
+                 const MsmGpuOptions& options, MsmGpuTimings* timings);
+  // The split's sum of the bases of 1-scalars (flags in ones_flags_), left
+  // in ones_sum_ (pinned) once the stream passes this point; false if none.
+  bool SumOnes(const Point* bases, size_t n, const uint64_t* words, const uint32_t* ranks);
+  // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
+  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, const pippenger::Layout& layout,
+               const uint64_t* words, const uint32_t* ranks);
 
   Stream stream_;
-  Event events_[6];
+  Event events_[8];
   // Scratch, grown on demand and kept (cudaMalloc of gigabytes costs ms).
   DeviceBuffer<Fr> scalars_, canon_;
   DeviceBuffer<uint32_t> counts_, offsets_;
@@ -103,7 +120,9 @@ class Msm {
   DeviceBuffer<uint8_t> sort_temp_;
   DeviceBuffer<XyzzPoint<Field>> buckets_, partials_, level_[2];
   DeviceBuffer<uint32_t> partial_keys_;
-  PinnedBuffer<XyzzPoint<Field>> window_sums_;
+  DeviceBuffer<uint32_t> ones_flags_, ones_offsets_, ones_indices_;
+  PinnedBuffer<XyzzPoint<Field>> window_sums_, ones_sum_;
+  size_t last_ones_ = 0;
 };
 
 // Instantiated in g1_msm.cpp and g2_msm.cpp.

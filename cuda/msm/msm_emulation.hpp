@@ -23,7 +23,30 @@ struct EmulationSizes {
   uint32_t window_bits = 0;  // 0: DefaultWindowBits
   size_t chunk = 0;          // 0: DefaultChunk
   uint32_t segment_len = 0;  // 0: DefaultSegmentLen
+  bool split_ones = true;    // MsmGpuOptions::split_ones
 };
+
+// Step 1' on the host: the sum of the bases of the flagged 1-scalars.
+template <class F>
+XyzzPoint<F> EmulatedOnesSum(std::span<const AffinePoint<F>> bases, const std::vector<uint32_t>& ones,
+                             const uint64_t* words, const uint32_t* ranks, size_t chunk) {
+  const size_t n = ones.size();
+  std::vector<uint32_t> offsets(n);
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(count), count += ones[i];
+  if (count == 0) return XyzzPoint<F>::Infinity();
+  std::vector<uint32_t> indices(count);
+  for (size_t i = 0; i < n; ++i) OnesIndexStep(i, ones.data(), offsets.data(), words, ranks, indices.data());
+  if (chunk == 0) chunk = DefaultChunk(count);
+  std::vector<XyzzPoint<F>> level((count + chunk - 1) / chunk);
+  for (size_t t = 0; t < level.size(); ++t) OnesSumStep(t, chunk, count, indices.data(), bases.data(), level.data());
+  while (level.size() > 1) {
+    std::vector<XyzzPoint<F>> out((level.size() + kGroupSum - 1) / kGroupSum);
+    for (size_t t = 0; t < out.size(); ++t) GroupSumStep(t, uint32_t(level.size()), kGroupSum, level.data(), out.data());
+    level = std::move(out);
+  }
+  return level[0];
+}
 
 // density == nullptr: dense (bases.size() >= scalars.size()); else
 // density->size() == scalars.size() and bases.size() >= density->Count().
@@ -50,15 +73,19 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
 
   // 1: canonical scalars and flags, the width, counts, prefix sums, entries.
   std::vector<Fr> canon(n);
-  std::vector<uint32_t> counts(n), offsets(n);
-  for (size_t i = 0; i < n; ++i) ClassifyStep(i, dev_scalars.data(), words, canon.data(), counts.data());
+  std::vector<uint32_t> counts(n), offsets(n), ones(n);
+  for (size_t i = 0; i < n; ++i) {
+    ClassifyStep(i, dev_scalars.data(), words, canon.data(), counts.data(), sizes.split_ones ? ones.data() : nullptr);
+  }
+  const ec::JacobianPoint<HostCurve> ones_sum =
+      XyzzToHost<HostCurve>(EmulatedOnesSum<F>(dev_bases, ones, words, ranks.data(), sizes.chunk)).ToJacobian();
   size_t n_big = 0;
   for (uint32_t f : counts) n_big += f;
   const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
   for (size_t i = 0; i < n; ++i) CountDigitsStep(i, layout, canon.data(), counts.data());
   size_t m = 0;
   for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(m), m += counts[i];
-  if (m == 0) return ec::JacobianPoint<HostCurve>::Infinity();
+  if (m == 0) return ones_sum;
   std::vector<uint32_t> keys(m), vals(m);
   for (size_t i = 0; i < n; ++i) {
     DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
@@ -109,7 +136,7 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
   std::vector<ec::XyzzPoint<HostCurve>> window_sums(layout.windows);
   for (uint32_t w = 0; w < layout.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(level[w]);
-  return CombineWindows<HostCurve>(window_sums, layout.window_bits);
+  return CombineWindows<HostCurve>(window_sums, layout.window_bits) + ones_sum;
 }
 
 inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,

@@ -54,7 +54,7 @@ typename Msm<Curve>::Result Msm<Curve>::Run(const DeviceBases<Curve>& bases, con
     throw std::invalid_argument("GPU Msm::Run: " + std::to_string(n) + " scalars but only " +
                                 std::to_string(bases.size()) + " bases");
   }
-  return RunImpl(bases, scalars, n, nullptr, nullptr, options, timings);
+  return RunImpl(bases.data(), scalars, n, nullptr, nullptr, options, timings);
 }
 
 template <class Curve>
@@ -78,14 +78,41 @@ typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bas
   // Pageable copies: synchronous with the host, so the vectors may go out of scope after.
   CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
   CUZK_CUDA_CHECK(cudaMemcpy(ranks_.data(), ranks.data(), ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  return RunImpl(bases, scalars, n, words_.data(), ranks_.data(), options, timings);
+  return RunImpl(bases.data(), scalars, n, words_.data(), ranks_.data(), options, timings);
 }
 
 template <class Curve>
-typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n,
+bool Msm<Curve>::SumOnes(const Point* bases, size_t n, const uint64_t* words, const uint32_t* ranks) {
+  using msm_internal::Reserve;
+  cudaStream_t s = stream_;
+  const size_t count = pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), ones_flags_.data(),
+                                                    ones_offsets_.data(), n, s);
+  last_ones_ = count;
+  if (count == 0) return false;
+  Reserve(ones_indices_, count);
+  pippenger::LaunchOnesIndex(n, ones_flags_.data(), ones_offsets_.data(), words, ranks, ones_indices_.data(), s);
+  const size_t chunk = pippenger::DefaultChunk(count);
+  const size_t chunks = (count + chunk - 1) / chunk;
+  Reserve(level_[0], chunks);
+  Reserve(level_[1], (chunks + pippenger::kGroupSum - 1) / pippenger::kGroupSum);
+  pippenger::LaunchOnesSum(chunks, chunk, count, ones_indices_.data(), bases, level_[0].data(), s);
+  int cur = 0;
+  for (size_t left = chunks; left > 1; left = (left + pippenger::kGroupSum - 1) / pippenger::kGroupSum) {
+    pippenger::LaunchGroupSum(1, uint32_t(left), pippenger::kGroupSum, level_[cur].data(), level_[1 - cur].data(), s);
+    cur = 1 - cur;
+  }
+  if (ones_sum_.size() < 1) ones_sum_ = PinnedBuffer<XyzzPoint<Field>>(1);
+  CUZK_CUDA_CHECK(
+      cudaMemcpyAsync(ones_sum_.data(), level_[cur].data(), sizeof(XyzzPoint<Field>), cudaMemcpyDeviceToHost, s));
+  return true;
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunImpl(const Point* bases, const ff::Fr* scalars, size_t n,
                                                 const uint64_t* words, const uint32_t* ranks,
                                                 const MsmGpuOptions& options, MsmGpuTimings* timings) {
   using msm_internal::Reserve;
+  using HostCurve = typename Curve::HostCurve;
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
   if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
@@ -100,11 +127,18 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   }
   events_[1].Record(s);
 
-  // Step 1: canonical scalars, the window width from the count of scalars
-  // >= 2, then only the nonzero digits as entries (two small read-backs).
+  // Step 1: canonical scalars (and with the split, the 1-scalars flagged and
+  // summed apart: step 1'), the window width from the count of scalars >= 2,
+  // then only the nonzero digits as entries (small read-backs in between).
   Reserve(canon_, n), Reserve(counts_, n), Reserve(offsets_, n);
   Reserve(scan_temp_, pippenger::ScanTempBytes(n));
-  pippenger::LaunchClassify(n, dev_scalars, words, canon_.data(), counts_.data(), s);
+  uint32_t* ones = nullptr;
+  if (options.split_ones) Reserve(ones_flags_, n), Reserve(ones_offsets_, n), ones = ones_flags_.data();
+  pippenger::LaunchClassify(n, dev_scalars, words, canon_.data(), counts_.data(), ones, s);
+  events_[6].Record(s);
+  last_ones_ = 0;
+  const bool have_ones = options.split_ones && SumOnes(bases, n, words, ranks);
+  events_[7].Record(s);
   const size_t n_big =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   const pippenger::Layout layout =
@@ -112,9 +146,46 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   pippenger::LaunchCountDigits(n, layout, canon_.data(), counts_.data(), s);
   const size_t m =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
-  if (m == 0) return Result::Infinity();  // every scalar 0 (or masked out)
   if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
-  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(m);
+  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(std::max<size_t>(m, 1));
+  if (m > 0) RunTail(bases, n, m, chunk, layout, words, ranks);
+  events_[5].Record(s);
+  events_[5].Synchronize();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  Result result = Result::Infinity();
+  if (m > 0) {
+    std::vector<ec::XyzzPoint<HostCurve>> sums(layout.windows);
+    for (uint32_t w = 0; w < layout.windows; ++w) sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
+    result = pippenger::CombineWindows<HostCurve>(sums, layout.window_bits);
+  }
+  if (have_ones) result = result + XyzzToHost<HostCurve>(ones_sum_[0]).ToJacobian();
+  if (timings) {
+    timings->upload_ms = events_[1].ElapsedMsSince(events_[0]);
+    timings->ones_ms = events_[7].ElapsedMsSince(events_[6]);
+    if (m > 0) {
+      timings->digits_ms = events_[6].ElapsedMsSince(events_[1]) + events_[2].ElapsedMsSince(events_[7]);
+      timings->sort_ms = events_[3].ElapsedMsSince(events_[2]);
+      timings->accumulate_ms = events_[4].ElapsedMsSince(events_[3]);
+      timings->reduce_ms = events_[5].ElapsedMsSince(events_[4]);
+    } else {
+      timings->digits_ms = events_[6].ElapsedMsSince(events_[1]) + events_[5].ElapsedMsSince(events_[7]);
+      timings->sort_ms = timings->accumulate_ms = timings->reduce_ms = 0;
+    }
+    timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    timings->window_bits = layout.window_bits;
+    timings->chunk = chunk;
+    timings->ones = last_ones_;
+    timings->tail = n_big;
+  }
+  return result;
+}
+
+template <class Curve>
+void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, const pippenger::Layout& layout,
+                         const uint64_t* words, const uint32_t* ranks) {
+  using msm_internal::Reserve;
+  cudaStream_t s = stream_;
   const size_t chunks = (m + chunk - 1) / chunk;
   const uint32_t segment_len = pippenger::DefaultSegmentLen(layout);
   const uint32_t segments = layout.buckets / segment_len;
@@ -136,8 +207,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   Reserve(partials_, chunks);
   Reserve(partial_keys_, chunks);
   CUZK_CUDA_CHECK(cudaMemsetAsync(buckets_.data(), 0, bucket_count * sizeof(XyzzPoint<Field>), s));
-  pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases.data(),
-                          buckets_.data(), partials_.data(), partial_keys_.data(), s);
+  pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
+                              buckets_.data(), partials_.data(), partial_keys_.data(), s);
   pippenger::LaunchFixup(chunks, layout.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
   events_[4].Record(s);
 
@@ -145,32 +216,15 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const DeviceBases<Curve>& bases,
   Reserve(level_[1], size_t(layout.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
   pippenger::LaunchSegments(layout, segment_len, buckets_.data(), level_[0].data(), s);
   int cur = 0;
-  for (uint32_t per_window = segments; per_window > 1; per_window = (per_window + pippenger::kGroupSum - 1) / pippenger::kGroupSum) {
-    pippenger::LaunchGroupSum(layout.windows, per_window, pippenger::kGroupSum, level_[cur].data(), level_[1 - cur].data(), s);
+  for (uint32_t per_window = segments; per_window > 1;
+       per_window = (per_window + pippenger::kGroupSum - 1) / pippenger::kGroupSum) {
+    pippenger::LaunchGroupSum(layout.windows, per_window, pippenger::kGroupSum, level_[cur].data(),
+                              level_[1 - cur].data(), s);
     cur = 1 - cur;
   }
   if (window_sums_.size() < layout.windows) window_sums_ = PinnedBuffer<XyzzPoint<Field>>(layout.windows);
   CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums_.data(), level_[cur].data(), layout.windows * sizeof(XyzzPoint<Field>),
                                   cudaMemcpyDeviceToHost, s));
-  events_[5].Record(s);
-  events_[5].Synchronize();
-
-  const auto t0 = std::chrono::steady_clock::now();
-  using HostCurve = typename Curve::HostCurve;
-  std::vector<ec::XyzzPoint<HostCurve>> sums(layout.windows);
-  for (uint32_t w = 0; w < layout.windows; ++w) sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
-  const Result result = pippenger::CombineWindows<HostCurve>(sums, layout.window_bits);
-  if (timings) {
-    timings->upload_ms = events_[1].ElapsedMsSince(events_[0]);
-    timings->digits_ms = events_[2].ElapsedMsSince(events_[1]);
-    timings->sort_ms = events_[3].ElapsedMsSince(events_[2]);
-    timings->accumulate_ms = events_[4].ElapsedMsSince(events_[3]);
-    timings->reduce_ms = events_[5].ElapsedMsSince(events_[4]);
-    timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    timings->window_bits = layout.window_bits;
-    timings->chunk = chunk;
-  }
-  return result;
 }
 
 }  // namespace cuzk::cuda

@@ -15,8 +15,11 @@
 namespace cuzk::cuda::pippenger {
 
 // The scalar side (msm_scalars.cu), curve-independent: steps 1a-1c and 2.
-void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags,
+// ones != nullptr: the bit-witness split (step 1').
+void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags, uint32_t* ones,
                     cudaStream_t stream);
+void LaunchOnesIndex(size_t n, const uint32_t* ones, const uint32_t* offsets, const uint64_t* words,
+                     const uint32_t* ranks, uint32_t* indices, cudaStream_t stream);
 void LaunchCountDigits(size_t n, const Layout& layout, const Fr* canon, uint32_t* counts, cudaStream_t stream);
 void LaunchDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
                   const uint32_t* offsets, uint32_t* keys, uint32_t* vals, cudaStream_t stream);
@@ -38,6 +41,10 @@ template <class F>
 void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
                       const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
                       XyzzPoint<F>* partials, uint32_t* partial_keys, cudaStream_t stream);
+// Step 1': `chunks` sums of `chunk` consecutive entries of indices[0, count).
+template <class F>
+void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
+                   XyzzPoint<F>* sums, cudaStream_t stream);
 // Steps 4a (all passes) and 4b; partials are overwritten.
 template <class F>
 void LaunchFixup(size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials, const uint32_t* partial_keys,

@@ -28,6 +28,14 @@ __global__ void __launch_bounds__(kPointBlock) AccumulateKernel(size_t chunks, s
 }
 
 template <class F>
+__global__ void __launch_bounds__(kPointBlock) OnesSumKernel(size_t chunks, size_t chunk, size_t count,
+                                                             const uint32_t* indices, const AffinePoint<F>* bases,
+                                                             XyzzPoint<F>* sums) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < chunks) OnesSumStep(t, chunk, count, indices, bases, sums);
+}
+
+template <class F>
 __global__ void __launch_bounds__(kPointBlock) FixupTreeKernel(size_t pairs, size_t stride, size_t chunks,
                                                                uint32_t sentinel, XyzzPoint<F>* partials,
                                                                const uint32_t* partial_keys) {
@@ -66,6 +74,14 @@ void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, 
   if (chunks == 0) return;
   AccumulateKernel<F><<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, chunk, m, sentinel, keys, vals,
                                                                             bases, buckets, partials, partial_keys);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class F>
+void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
+                   XyzzPoint<F>* sums, cudaStream_t stream) {
+  if (chunks == 0) return;
+  OnesSumKernel<F><<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, chunk, count, indices, bases, sums);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -109,6 +125,8 @@ void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, co
   template void LaunchAccumulate<F>(size_t, size_t, size_t, uint32_t, const uint32_t*, const uint32_t*,       \
                                     const AffinePoint<F>*, XyzzPoint<F>*, XyzzPoint<F>*, uint32_t*,           \
                                     cudaStream_t);                                                            \
+  template void LaunchOnesSum<F>(size_t, size_t, size_t, const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*,  \
+                                 cudaStream_t);                                                               \
   template void LaunchFixup<F>(size_t, uint32_t, XyzzPoint<F>*, const uint32_t*, XyzzPoint<F>*, cudaStream_t); \
   template void LaunchSegments<F>(const Layout&, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t);  \
   template void LaunchGroupSum<F>(uint32_t, uint32_t, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t)

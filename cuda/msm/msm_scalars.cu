@@ -18,9 +18,16 @@ constexpr unsigned kDigitsBlock = 256;
 unsigned Blocks(size_t n) { return unsigned((n + kDigitsBlock - 1) / kDigitsBlock); }
 
 __global__ void __launch_bounds__(kDigitsBlock) ClassifyKernel(size_t n, const Fr* scalars, const uint64_t* words,
-                                                               Fr* canon, uint32_t* flags) {
+                                                               Fr* canon, uint32_t* flags, uint32_t* ones) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) ClassifyStep(i, scalars, words, canon, flags);
+  if (i < n) ClassifyStep(i, scalars, words, canon, flags, ones);
+}
+
+__global__ void __launch_bounds__(kDigitsBlock) OnesIndexKernel(size_t n, const uint32_t* ones,
+                                                                const uint32_t* offsets, const uint64_t* words,
+                                                                const uint32_t* ranks, uint32_t* indices) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) OnesIndexStep(i, ones, offsets, words, ranks, indices);
 }
 
 __global__ void __launch_bounds__(kDigitsBlock) CountDigitsKernel(size_t n, Layout layout, const Fr* canon,
@@ -46,10 +53,17 @@ int CheckedCount(size_t m) {
 
 }  // namespace
 
-void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags,
+void LaunchClassify(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags, uint32_t* ones,
                     cudaStream_t stream) {
   if (n == 0) return;
-  ClassifyKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, scalars, words, canon, flags);
+  ClassifyKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, scalars, words, canon, flags, ones);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+void LaunchOnesIndex(size_t n, const uint32_t* ones, const uint32_t* offsets, const uint64_t* words,
+                     const uint32_t* ranks, uint32_t* indices, cudaStream_t stream) {
+  if (n == 0) return;
+  OnesIndexKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, ones, offsets, words, ranks, indices);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 

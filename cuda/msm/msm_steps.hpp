@@ -20,6 +20,15 @@
 //        an exclusive prefix sum gives each scalar its first entry.
 //     c. DigitsStep: entry (w, i) gets the key w B + |d| - 1 (the global
 //        bucket) and the value base index | sign << 31.
+//  1'. The bit-witness split (MsmGpuOptions::split_ones, on by default):
+//     ClassifyStep also flags the scalars equal to 1 and zeroes them in
+//     canon, so only scalars >= 2 get digits (the "tail" MSM, steps 1b-7).
+//     An exclusive sum of the one-flags gives each its slot; OnesIndexStep
+//     writes the base indices of the ones there, in ascending order;
+//     OnesSumStep (thread per chunk of those indices, the same count each)
+//     sums its bases with mixed additions, and GroupSumStep reduces the
+//     chunk sums to one point, added to the tail's result. The ones then
+//     skip the digit writes, the sort and the bucket bookkeeping.
 //  2. Sort the entries by key (radix sort, msm_scalars.cu).
 //  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
 //     so every thread does the same number of mixed additions whatever the
@@ -111,11 +120,21 @@ CUZK_UNROLL
 #endif
 }
 
+// The base of scalar i: with a density bitmap, number ranks[i / 64] + (set
+// bits of its word below i); without one, base i.
+CUZK_HD uint32_t BaseIndex(size_t i, const uint64_t* words, const uint32_t* ranks) {
+  if (words == nullptr) return uint32_t(i);
+  const uint64_t below = words[i / 64] & ((uint64_t(1) << (i % 64)) - 1);
+  return ranks[i / 64] + uint32_t(Popcount64(below));
+}
+
 // Step 1a for scalar i. `scalars` are Montgomery-form Fr (the ff::Fr layout);
 // canon receives canonical limbs (not Montgomery form) in the same type.
 // With a density bitmap (words != nullptr), scalar i takes part only when bit
-// i is set.
-CUZK_HD void ClassifyStep(size_t i, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags) {
+// i is set. With `ones` (the split, step 1'), ones[i] = 1 for a scalar equal
+// to 1, whose canon is then 0 (no digits: it is summed apart).
+CUZK_HD void ClassifyStep(size_t i, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags,
+                          uint32_t* ones = nullptr) {
   const bool present = words == nullptr || ((words[i / 64] >> (i % 64)) & 1);
   Fr c = Fr::Zero();
   if (present) {
@@ -128,7 +147,19 @@ CUZK_HD void ClassifyStep(size_t i, const Fr* scalars, const uint64_t* words, Fr
 CUZK_UNROLL
   for (int j = 1; j < 8; ++j) high |= c.limb(j);
   flags[i] = (high != 0 || c.limb(0) > 1) ? 1u : 0u;
+  if (ones != nullptr) {
+    const bool one = high == 0 && c.limb(0) == 1;
+    ones[i] = one ? 1u : 0u;
+    if (one) c.limb(0) = 0;
+  }
   StorePoint(canon + i, c);
+}
+
+// Step 1' for scalar i: the base of a 1-scalar to its slot (offsets: the
+// exclusive sum of the one-flags).
+CUZK_HD void OnesIndexStep(size_t i, const uint32_t* ones, const uint32_t* offsets, const uint64_t* words,
+                           const uint32_t* ranks, uint32_t* indices) {
+  if (ones[i]) indices[offsets[i]] = BaseIndex(i, words, ranks);
 }
 
 CUZK_HD void LoadCanonical(const Fr* canon, size_t i, uint32_t (&s)[8]) {
@@ -146,16 +177,10 @@ CUZK_HD void CountDigitsStep(size_t i, const Layout& layout, const Fr* canon, ui
   counts[i] = count;
 }
 
-// Step 1c for scalar i: its entries at offsets[i], offsets[i] + 1, ... With
-// a density bitmap its base is number ranks[i / 64] + (set bits of its word
-// below i); without one, base i.
+// Step 1c for scalar i: its entries at offsets[i], offsets[i] + 1, ... (base: BaseIndex).
 CUZK_HD void DigitsStep(size_t i, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
                         const uint32_t* offsets, uint32_t* keys, uint32_t* vals) {
-  uint32_t base = uint32_t(i);
-  if (words != nullptr) {
-    const uint64_t below = words[i / 64] & ((uint64_t(1) << (i % 64)) - 1);
-    base = ranks[i / 64] + uint32_t(Popcount64(below));
-  }
+  const uint32_t base = BaseIndex(i, words, ranks);
   uint32_t s[8];
   LoadCanonical(canon, i, s);
   uint32_t carry = 0, at = offsets[i];
@@ -203,6 +228,17 @@ CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel,
   } else {
     StorePoint(buckets + cur, acc);
   }
+}
+
+// Step 1' for chunk t: the sum of the bases indices[t chunk .. min((t + 1) chunk, count)).
+template <class F>
+CUZK_HD void OnesSumStep(size_t t, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
+                         XyzzPoint<F>* sums) {
+  const size_t begin = t * chunk;
+  const size_t end = begin + chunk < count ? begin + chunk : count;
+  XyzzPoint<F> acc = XyzzPoint<F>::Infinity();
+  for (size_t j = begin; j < end; ++j) acc = acc.AddMixed(LoadPoint(bases + indices[j]));
+  StorePoint(sums + t, acc);
 }
 
 // Step 4a at stride s for pair j: parts t = 2 s j and t + s.

@@ -164,6 +164,44 @@ TEST(MsmPipelineEmulationTest, DensityMaskMatchesCpuMsm) {
   EXPECT_EQ(pippenger::EmulatedMsmG1(bases, scalars, &density, {}).ToAffine(), want);
 }
 
+// The bit-witness split (step 1'): mostly 0 and 1 like a Groth16 witness,
+// with and without the split, dense and density-masked; only ones (no tail
+// at all); ones on repeated, opposite and infinite bases (P + P and P - P
+// inside one chunk sum).
+TEST(MsmPipelineEmulationTest, BitWitnessSplitMatchesCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 200;
+  std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
+  std::vector<ff::Fr> scalars(n);
+  for (auto& s : scalars) {
+    const unsigned r = unsigned(rng() % 100);
+    s = r < 50 ? ff::Fr::Zero() : r < 95 ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  for (bool split : {true, false}) {
+    for (size_t chunk : {size_t(0), size_t(1), size_t(3)}) {
+      ExpectSameMsm(bases, scalars, {.window_bits = 6, .chunk = chunk, .segment_len = 8, .split_ones = split},
+                    split ? "witness-like, split" : "witness-like, compact digits");
+    }
+  }
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 4 != 0);
+  const std::span<const ec::G1Affine> dense_bases = std::span<const ec::G1Affine>(bases).first(density.Count());
+  const ec::G1Affine want = msm::MsmG1Density(dense_bases, scalars, density).ToAffine();
+  for (bool split : {true, false}) {
+    EXPECT_EQ(pippenger::EmulatedMsmG1(dense_bases, scalars, &density, {.chunk = 2, .split_ones = split}).ToAffine(),
+              want)
+        << "density, split=" << split;
+  }
+  std::vector<ff::Fr> all_ones(n, ff::Fr::One());
+  ExpectSameMsm(bases, all_ones, {.chunk = 7}, "only ones");
+  const ec::G1Affine p = RandomPoint(rng);
+  std::vector<ec::G1Affine> odd = {p, p, -p, ec::G1Affine::Infinity(), p, -p, -p};
+  ExpectSameMsm(odd, std::vector<ff::Fr>(odd.size(), ff::Fr::One()), {.chunk = 3}, "ones on P, P, -P, O");
+  EXPECT_TRUE(pippenger::EmulatedMsmG1(std::span<const ec::G1Affine>(odd).subspan(1, 2),
+                                       std::vector<ff::Fr>(2, ff::Fr::One()), nullptr, {})
+                  .IsInfinity());
+}
+
 TEST(MsmPipelineEmulationTest, BadWindowRejected) {
   std::vector<ec::G1Affine> bases = {ec::G1Affine::Generator()};
   std::vector<ff::Fr> scalars = {ff::Fr::One()};
