@@ -284,6 +284,8 @@ class Runner final : public PipelineProofRunner {
                    t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0,
                    rate(t.abc_bytes, t.abc_ms), double(t.z_bytes) / 1e9,
                    t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0, rate(t.z_bytes, t.z_ms));
+      spdlog::info("GPU {}: key bases resident {:.2f} GB; {} MSM(s) streamed their bases from host memory ({:.2f} GB)",
+                   device, double(t.resident_base_bytes) / 1e9, t.streamed_msms, double(t.streamed_base_bytes) / 1e9);
     }
 #endif
   }

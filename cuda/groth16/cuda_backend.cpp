@@ -10,6 +10,7 @@
 
 #include "cuda/groth16/h_kernels.hpp"
 #include "cuda/msm/msm.hpp"
+#include "cuda/msm/msm_plan.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
@@ -45,15 +46,59 @@ KeyFingerprint FingerprintOf(const ProvingKey& pk) {
   return f;
 }
 
-// The key's bases in device memory: every G1 section (96 B a point) and,
-// when B_g2 runs on the GPU, b_g2 (192 B a point; 32 GiB partition: ~7.5 GB).
+// One section of a key's bases: resident in device memory, or left in the
+// key's host memory and streamed on every proof.
+template <class Gpu>
+struct SectionBases {
+  using HostPoint = ec::AffinePoint<typename Gpu::HostCurve>;
+  std::span<const HostPoint> host;
+  std::optional<DeviceBases<Gpu>> device;
+
+  static size_t DeviceBytes(size_t points) { return points * sizeof(typename DeviceBases<Gpu>::Point); }
+
+  // Uploads when the section fits in `budget` (decremented); an allocation
+  // that fails anyway (the budget is an estimate) leaves it streamed.
+  SectionBases(std::span<const HostPoint> points, size_t& budget) : host(points) {
+    const size_t bytes = DeviceBytes(points.size());
+    if (bytes > budget) return;
+    try {
+      device.emplace(points);
+      budget -= bytes;
+    } catch (const std::exception&) {
+      cudaGetLastError();  // an out-of-memory error is not sticky: clear it and stream instead
+      device.reset();
+    }
+  }
+  size_t ResidentBytes() const { return device ? DeviceBytes(host.size()) : 0; }
+
+  typename Msm<Gpu>::Result Run(Msm<Gpu>& msm, const ff::Fr* scalars, size_t n, const MsmGpuOptions& o,
+                                CudaBackendStats& stats) const {
+    if (device) return msm.Run(*device, scalars, n, o);
+    stats.streamed_msms++, stats.streamed_base_bytes += DeviceBytes(n);
+    return msm.RunStreamed(host, scalars, n, o);
+  }
+  typename Msm<Gpu>::Result RunDensity(Msm<Gpu>& msm, const ff::Fr* scalars, const msm::DensityBitmap& density,
+                                       const MsmGpuOptions& o, CudaBackendStats& stats) const {
+    if (device) return msm.RunDensity(*device, scalars, density, o);
+    stats.streamed_msms++, stats.streamed_base_bytes += DeviceBytes(density.Count());
+    return msm.RunDensityStreamed(host, scalars, density, o);
+  }
+};
+
+// The key's bases (G1 96 B a point on the device, G2 192 B; a 32 GiB
+// partition's key ~51 GB in all), resident while they fit in `budget`, in
+// the order below; B_g2 only when it runs on the GPU.
 struct ResidentKey {
   KeyFingerprint fingerprint;
-  G1DeviceBases h, l, a, b_g1;
-  std::optional<G2DeviceBases> b_g2;
-  ResidentKey(const ProvingKey& pk, bool with_g2)
-      : fingerprint(FingerprintOf(pk)), h(pk.h), l(pk.l), a(pk.a), b_g1(pk.b_g1) {
-    if (with_g2) b_g2.emplace(pk.b_g2);
+  SectionBases<G1Gpu> h, l, a, b_g1;
+  std::optional<SectionBases<G2Gpu>> b_g2;
+  ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
+      : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
+    if (with_g2) b_g2.emplace(pk.b_g2, budget);
+  }
+  size_t ResidentBytes() const {
+    return h.ResidentBytes() + l.ResidentBytes() + a.ResidentBytes() + b_g1.ResidentBytes() +
+           (b_g2 ? b_g2->ResidentBytes() : 0);
   }
 };
 
@@ -72,6 +117,19 @@ ff::Fr ZOnCosetInverse(unsigned log_m) {
 }
 
 }  // namespace
+
+size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
+  constexpr size_t kFr = 32, kXyzzG1 = 4 * 48;
+  const uint32_t c = pippenger::DefaultWindowBits(m);
+  const size_t windows = SignedDigitWindows(c);
+  const size_t entries = m * windows;
+  const size_t abc_z = (3 * m + n_z) * kFr;
+  const size_t scalars = m * (kFr + 4 * sizeof(uint32_t));       // canonical form; counts, offsets, one-flags, slots
+  const size_t sort = entries * (4 * sizeof(uint32_t) + 2);      // keys and values, double-buffered; CUB's temp
+  const size_t buckets = windows * (size_t(1) << (c - 1)) * kXyzzG1;
+  constexpr size_t kSlack = size_t(1) << 30;                      // NTT tables, CUDA context, fragmentation
+  return abc_z + scalars + sort + buckets + kSlack;
+}
 
 // The device-side state, created with the backend's device current (streams
 // and the NTT tables belong to the device that was current at creation).
@@ -107,7 +165,23 @@ struct CudaBackend::Impl {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
     if (it != gpu->keys.end()) gpu->keys.erase(it);  // a different key at a freed key's address
-    return *gpu->keys.emplace(&pk, std::make_unique<ResidentKey>(pk, options.g2_on_gpu)).first->second;
+    auto key = std::make_unique<ResidentKey>(pk, options.g2_on_gpu, BasesBudget(pk));
+    stats.resident_base_bytes = ResidentBytes() + key->ResidentBytes();
+    return *gpu->keys.emplace(&pk, std::move(key)).first->second;
+  }
+
+  size_t BasesBudget(const ProvingKey& pk) const {
+    if (options.resident_bases_bytes) return *options.resident_bases_bytes;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const size_t need = ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size());
+    return free_bytes > need ? free_bytes - need : 0;
+  }
+
+  size_t ResidentBytes() const {
+    size_t bytes = 0;
+    for (const auto& [key, resident] : gpu->keys) bytes += resident->ResidentBytes();
+    return bytes;
   }
 
   // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
@@ -201,16 +275,16 @@ struct CudaBackend::Impl {
     stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
     stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
     ++stats.proofs;
-    const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice};
+    const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
     PendingProof p;
-    p.h_sum = msm.Run(bases.h, gpu->abc[0].data(), h_count, on_device);
-    p.a_sum = msm.RunDensity(bases.a, z, pk.a_density, on_device);
-    p.b1_sum = msm.RunDensity(bases.b_g1, z, pk.b_density, on_device);
+    p.h_sum = bases.h.Run(msm, gpu->abc[0].data(), h_count, on_device, stats);
+    p.a_sum = bases.a.RunDensity(msm, z, pk.a_density, on_device, stats);
+    p.b1_sum = bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, stats);
     const size_t num_inputs = input.assignment.num_inputs;
-    p.l_sum = msm.Run(bases.l, z + num_inputs, input.assignment.values.size() - num_inputs, on_device);
+    p.l_sum = bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, stats);
     if (bases.b_g2) {
-      p.b2_sum = gpu->msm_g2.RunDensity(*bases.b_g2, z, pk.b_density, on_device);
+      p.b2_sum = bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, stats);
       retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       p.assignment = std::move(input.assignment);
@@ -272,6 +346,7 @@ void CudaBackend::ForgetKey(const ProvingKey& pk) {
   std::lock_guard lock(impl_->mu);
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);
+  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
 }
 
 }  // namespace cuzk::cuda

@@ -15,7 +15,9 @@
 //     (b_density), L (aux), and the G2 MSM B_g2 (b_density), with the key's
 //     bases resident in device memory: uploaded on the first proof with a key
 //     and kept for later proofs with the same key (identified by address and
-//     a fingerprint of its sections).
+//     a fingerprint of its sections). Sections beyond the device memory
+//     left for bases (CudaBackendOptions::resident_bases_bytes) are streamed
+//     from host memory on every proof instead.
 // ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
 // MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB
 // partition (2^24) that took ~3.0 s on 16 cores against ~0.55 s for all of
@@ -28,10 +30,11 @@
 // synthesis kept every host core busy). z is copied once per proof (A, B_g1,
 // L and B_g2 all read it), from ProverInput::z_copy when the daemon put one
 // in the same page-locked buffer, else from the assignment's vector. 0/1 witness
-// values go through the MSM's compact digits (cuda/msm/msm_steps.hpp), not a
-// separate batched addition. ProveStart calls serialize on one mutex (one
-// set of streams and scratch per device).
+// values are summed apart from the rest (the MSM's bit-witness split,
+// cuda/msm/msm_steps.hpp). ProveStart calls serialize on one mutex (one set
+// of streams and scratch per device).
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "engine/groth16/backend.hpp"
@@ -42,7 +45,21 @@ struct CudaBackendOptions {
   int device = 0;
   unsigned cpu_threads = 0;  // the CPU's share (snarkjs-form H, G2 MSM when not on the GPU); 0 = all
   bool g2_on_gpu = true;     // false: B_g2 on the CPU in ProveFinish (saves its device bases)
+  // Device memory a key's bases may take. Sections that do not fit stay in
+  // host memory and are streamed through pinned staging on every proof
+  // (Msm::RunStreamed): slower, but a key larger than the device still
+  // proves. Unset: the device's free memory when the key is first proved,
+  // less the proof's working set (ProofWorkingSetBytes). 0 streams every
+  // section (tests).
+  std::optional<size_t> resident_bases_bytes = std::nullopt;
+  size_t stream_slice = 0;  // bases per streamed slice (MsmGpuOptions::stream_slice); 0: the default
 };
+
+// Device memory one proof needs besides the key's bases, for a key of
+// domain size m with n_z witness values: a/b/c and z, and the scratch of the
+// largest MSM (H: m random scalars, digit entries, sort buffers, buckets).
+// An estimate for sizing residency (docs/perf/gpu.md has measured figures).
+size_t ProofWorkingSetBytes(size_t m, size_t n_z);
 
 // Totals since the backend was made (CUDA events around each copy, so a
 // copy's time includes any contention with the kernels of the other streams).
@@ -53,6 +70,9 @@ struct CudaBackendStats {
   uint64_t z_bytes = 0, z_pinned_bytes = 0;      // the witness host -> device; the part from page-locked memory
   double z_ms = 0;
   double prove_start_ms = 0;                     // wall clock inside ProveStart (lock wait excluded)
+  uint64_t resident_base_bytes = 0;              // device memory held by keys' bases now
+  uint64_t streamed_msms = 0;                    // MSMs whose bases were streamed from host memory
+  uint64_t streamed_base_bytes = 0;              // bases converted and copied for them
 };
 
 class CudaBackend final : public groth16::Backend {

@@ -65,6 +65,9 @@ struct MsmGpuOptions {
   // summed apart, Pippenger runs on the rest. false: they go through the
   // digits as one entry each (the compact-digit path, kept to measure against).
   bool split_ones = true;
+  // Streamed calls (RunStreamed, RunDensityStreamed): bases per slice; 0: 2^22
+  // (G1: 384 MiB per staging buffer, G2: 768 MiB; two on the host, pinned, two on the device).
+  size_t stream_slice = 0;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -80,6 +83,11 @@ struct MsmGpuTimings {
   size_t chunk = 0;
   size_t ones = 0;          // scalars summed by the split
   size_t tail = 0;          // scalars >= 2 (the tail MSM)
+  // Streamed calls: the stage times above and the counts are sums over the
+  // slices; staging_ms is the host time converting bases into pinned
+  // staging that the sums did not hide (the wait for the next slice).
+  size_t slices = 0;
+  float staging_wait_ms = 0;
 };
 
 template <class Curve>
@@ -97,6 +105,20 @@ class Msm {
   Result RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars, const msm::DensityBitmap& density,
                     const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
 
+  // The same sums with the bases left in host memory (the engine's points),
+  // for keys that do not fit in device memory: each call converts the bases
+  // slice by slice into page-locked staging, copies each slice to the device
+  // and sums it there. Double-buffered: the conversion of slice k + 2 (host
+  // threads) and the copy of slice k + 1 run while the GPU sums slice k. Costs
+  // every base crossing the bus on every call (~55 GB/s at best; the host
+  // conversion may be slower) and one window reduction per slice.
+  using HostPoint = ec::AffinePoint<typename Curve::HostCurve>;
+  Result RunStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars, size_t n,
+                     const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
+  Result RunDensityStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars,
+                            const msm::DensityBitmap& density, const MsmGpuOptions& options = {},
+                            MsmGpuTimings* timings = nullptr);
+
  private:
   using Point = AffinePoint<Field>;
   Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
@@ -104,6 +126,15 @@ class Msm {
   // The split's sum of the bases of 1-scalars (flags in ones_flags_), left
   // in ones_sum_ (pinned) once the stream passes this point; false if none.
   bool SumOnes(const Point* bases, size_t n, const uint64_t* words, const uint32_t* ranks);
+  // A streamed call's piece: scalars [scalar_begin, + scalar_count) against
+  // bases [base_begin, + base_count); with a density bitmap, words
+  // [word_begin, + word_count) (slices start at word boundaries).
+  struct Slice {
+    size_t scalar_begin = 0, scalar_count = 0, base_begin = 0, base_count = 0, word_begin = 0;
+  };
+  Result RunSlices(std::span<const HostPoint> bases, const ff::Fr* scalars, const std::vector<Slice>& slices,
+                   const uint64_t* words, const uint32_t* slice_ranks, const MsmGpuOptions& options,
+                   MsmGpuTimings* timings);
   // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, const pippenger::Layout& layout,
                const uint64_t* words, const uint32_t* ranks);
@@ -122,6 +153,11 @@ class Msm {
   DeviceBuffer<uint32_t> partial_keys_;
   DeviceBuffer<uint32_t> ones_flags_, ones_offsets_, ones_indices_;
   PinnedBuffer<XyzzPoint<Field>> window_sums_, ones_sum_;
+  // Streamed calls: staging on both sides and the copy stream.
+  PinnedBuffer<Point> host_slices_[2];
+  DeviceBuffer<Point> device_slices_[2];
+  Stream copy_stream_;
+  Event copied_[2];
   size_t last_ones_ = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <chrono>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,6 +80,131 @@ typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bas
   CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
   CUZK_CUDA_CHECK(cudaMemcpy(ranks_.data(), ranks.data(), ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   return RunImpl(bases.data(), scalars, n, words_.data(), ranks_.data(), options, timings);
+}
+
+namespace msm_internal {
+constexpr size_t kDefaultStreamSlice = size_t(1) << 22;
+inline size_t StreamSlice(const MsmGpuOptions& o) { return o.stream_slice ? o.stream_slice : kDefaultStreamSlice; }
+}  // namespace msm_internal
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars, size_t n,
+                                                    const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  if (n > bases.size()) {
+    throw std::invalid_argument("GPU Msm::RunStreamed: " + std::to_string(n) + " scalars but only " +
+                                std::to_string(bases.size()) + " bases");
+  }
+  const size_t per = msm_internal::StreamSlice(options);
+  std::vector<Slice> slices;
+  for (size_t b = 0; b < n; b += per) {
+    const size_t count = std::min(per, n - b);
+    slices.push_back({.scalar_begin = b, .scalar_count = count, .base_begin = b, .base_count = count});
+  }
+  return RunSlices(bases, scalars, slices, nullptr, nullptr, options, timings);
+}
+
+// Slices of whole density words holding at most `per` set bits each (per >= 64).
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunDensityStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars,
+                                                           const msm::DensityBitmap& density,
+                                                           const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  using msm_internal::Reserve;
+  const size_t n = density.size();
+  if (density.Count() > bases.size()) {
+    throw std::invalid_argument("GPU Msm::RunDensityStreamed: density has " + std::to_string(density.Count()) +
+                                " set bits but only " + std::to_string(bases.size()) + " bases");
+  }
+  if (n == 0) return Result::Infinity();
+  const size_t per = std::max<size_t>(msm_internal::StreamSlice(options), 64);
+  const std::vector<uint64_t>& words = density.words();
+  // Each word's rank relative to the start of its slice (DigitsStep indexes
+  // the slice's staging buffer).
+  std::vector<uint32_t> slice_ranks(words.size());
+  std::vector<Slice> slices;
+  size_t base = 0;
+  for (size_t w = 0; w < words.size(); ++w) {
+    const size_t bits = size_t(std::popcount(words[w]));
+    if (slices.empty() || slices.back().base_count + bits > per) {
+      slices.push_back({.scalar_begin = 64 * w, .base_begin = base, .word_begin = w});
+    }
+    Slice& sl = slices.back();
+    slice_ranks[w] = uint32_t(sl.base_count);
+    sl.base_count += bits;
+    sl.scalar_count = std::min(n, 64 * (w + 1)) - sl.scalar_begin;
+    base += bits;
+  }
+  Reserve(words_, words.size());
+  Reserve(ranks_, slice_ranks.size());
+  CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  CUZK_CUDA_CHECK(
+      cudaMemcpy(ranks_.data(), slice_ranks.data(), slice_ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  return RunSlices(bases, scalars, slices, words_.data(), ranks_.data(), options, timings);
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunSlices(std::span<const HostPoint> bases, const ff::Fr* scalars,
+                                                  const std::vector<Slice>& slices, const uint64_t* words,
+                                                  const uint32_t* slice_ranks, const MsmGpuOptions& options,
+                                                  MsmGpuTimings* timings) {
+  using msm_internal::Reserve;
+  if (slices.empty()) return Result::Infinity();
+  size_t widest = 0;
+  for (const Slice& sl : slices) widest = std::max(widest, sl.base_count);
+  for (int k = 0; k < 2; ++k) {
+    if (host_slices_[k].size() < widest) host_slices_[k] = PinnedBuffer<Point>(widest);
+    Reserve(device_slices_[k], widest);
+  }
+  auto convert = [&](size_t k) {
+    const Slice& sl = slices[k];
+    Point* out = host_slices_[k % 2].data();
+    util::ParallelForChunks(sl.base_count, 0, [&](size_t lo, size_t hi, size_t) {
+      for (size_t i = lo; i < hi; ++i) out[i] = AffineFromHost<Field>(bases[sl.base_begin + i]);
+    });
+  };
+  auto upload = [&](size_t k) {
+    const int b = int(k % 2);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(device_slices_[b].data(), host_slices_[b].data(),
+                                    slices[k].base_count * sizeof(Point), cudaMemcpyHostToDevice, copy_stream_));
+    copied_[b].Record(copy_stream_);
+  };
+  const size_t count = slices.size();
+  convert(0);
+  upload(0);
+  if (count > 1) convert(1);
+  MsmGpuTimings total;
+  Result result = Result::Infinity();
+  for (size_t k = 0; k < count; ++k) {
+    const int b = int(k % 2);
+    // device_slices_[1 - b] was read by slice k - 1, whose sums are done.
+    if (k + 1 < count) upload(k + 1);
+    // Slice k + 2 goes into host_slices_[b] once slice k's copy has left it.
+    std::future<void> next;
+    if (k + 2 < count) {
+      next = std::async(std::launch::async, [&, k, b] {
+        copied_[b].Synchronize();
+        convert(k + 2);
+      });
+    }
+    const Slice& sl = slices[k];
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(stream_, copied_[b].get(), 0));
+    MsmGpuTimings t;
+    result = result + RunImpl(device_slices_[b].data(), scalars + sl.scalar_begin, sl.scalar_count,
+                              words ? words + sl.word_begin : nullptr, words ? slice_ranks + sl.word_begin : nullptr,
+                              options, &t);
+    if (next.valid()) {
+      const auto w0 = std::chrono::steady_clock::now();
+      next.get();
+      total.staging_wait_ms +=
+          float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count());
+    }
+    total.upload_ms += t.upload_ms, total.digits_ms += t.digits_ms, total.ones_ms += t.ones_ms;
+    total.sort_ms += t.sort_ms, total.accumulate_ms += t.accumulate_ms, total.reduce_ms += t.reduce_ms;
+    total.host_ms += t.host_ms, total.ones += t.ones, total.tail += t.tail;
+    total.window_bits = t.window_bits, total.chunk = t.chunk;
+  }
+  total.slices = count;
+  if (timings) *timings = total;
+  return result;
 }
 
 template <class Curve>

@@ -177,6 +177,66 @@ TEST_F(MsmGpuTest, DensityMaskedMatchesCpu) {
   }
 }
 
+// The bit-witness split against the compact-digit path and the CPU: 0/1
+// scalars like a SnapDeals witness (~51% 0, ~47% 1), dense and density-masked.
+TEST_F(MsmGpuTest, WitnessLikeScalarsWithAndWithoutTheSplit) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  std::vector<ff::Fr> scalars(kMaxN);
+  for (auto& x : scalars) {
+    const unsigned r = unsigned(rng() % 1000);
+    x = r < 515 ? ff::Fr::Zero() : r < 985 ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  for (bool split : {true, false}) {
+    MsmGpuTimings t;
+    G1Msm msm;
+    const ec::G1Affine want = msm::MsmG1(*bases_, scalars).ToAffine();
+    EXPECT_EQ(msm.Run(*device_bases_, scalars.data(), kMaxN, {.split_ones = split}, &t).ToAffine(), want)
+        << "split=" << split;
+    if (split) {
+      EXPECT_GT(t.ones, kMaxN / 3);
+      EXPECT_LT(t.tail, kMaxN / 20);
+    } else {
+      EXPECT_EQ(t.ones, 0u);
+    }
+    msm::DensityBitmap density(kMaxN);
+    for (size_t i = 0; i < kMaxN; ++i) density.Set(i, rng() % 5 != 0);
+    const std::span<const ec::G1Affine> used = std::span(*bases_).first(density.Count());
+    EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), density, {.split_ones = split}).ToAffine(),
+              msm::MsmG1Density(used, scalars, density).ToAffine())
+        << "density, split=" << split;
+  }
+}
+
+// Bases left in host memory, streamed in slices (several slices, a last
+// partial one, slices of whole density words), with and without the split.
+TEST_F(MsmGpuTest, StreamedBasesMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const size_t n = 10000;
+  std::vector<ff::Fr> scalars(n);
+  for (auto& x : scalars) x = rng() % 3 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 2);
+  const std::span<const ec::G1Affine> host(bases_->data(), n);
+  const ec::G1Affine want = msm::MsmG1(host, scalars).ToAffine();
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
+  const ec::G1Affine want_density =
+      msm::MsmG1Density(host.first(density.Count()), scalars, density).ToAffine();
+  G1Msm msm;
+  for (size_t slice : {size_t(0), size_t(64), size_t(1000), size_t(3333)}) {
+    for (bool split : {true, false}) {
+      const MsmGpuOptions o{.split_ones = split, .stream_slice = slice};
+      MsmGpuTimings t;
+      EXPECT_EQ(msm.RunStreamed(host, scalars.data(), n, o, &t).ToAffine(), want) << slice << " " << split;
+      EXPECT_EQ(t.slices, slice == 0 ? 1u : (n + slice - 1) / slice);
+      EXPECT_EQ(msm.RunDensityStreamed(host, scalars.data(), density, o).ToAffine(), want_density)
+          << "density " << slice << " " << split;
+    }
+  }
+  std::vector<ff::Fr> too_many(n + 1, ff::Fr::One());
+  EXPECT_THROW(msm.RunStreamed(host, too_many.data(), n + 1), std::invalid_argument);
+}
+
 TEST_F(MsmGpuTest, BadArgumentsAreRejected) {
   CUZK_REQUIRE_GPU();
   std::vector<ff::Fr> scalars(kMaxN + 1, ff::Fr::One());
@@ -215,6 +275,15 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   std::vector<ff::Fr> skewed(kN);
   for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
   EXPECT_EQ(msm.Run(device, skewed.data(), kN).ToAffine(), msm::MsmG2(bases, skewed).ToAffine()) << "skewed";
+  std::vector<ff::Fr> witness(kN);
+  for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+  const ec::G2Affine want_witness = msm::MsmG2(bases, witness).ToAffine();
+  for (bool split : {true, false}) {
+    EXPECT_EQ(msm.Run(device, witness.data(), kN, {.split_ones = split}).ToAffine(), want_witness) << split;
+    EXPECT_EQ(msm.RunStreamed(bases, witness.data(), kN, {.split_ones = split, .stream_slice = 5000}).ToAffine(),
+              want_witness)
+        << "streamed " << split;
+  }
   msm::DensityBitmap density(kN);
   for (size_t i = 0; i < kN; ++i) density.Set(i, rng() % 3 != 0);
   const std::span<const ec::G2Affine> used = std::span(bases).first(density.Count());
