@@ -74,7 +74,8 @@ struct MsmGpuOptions {
 struct MsmGpuTimings {
   float upload_ms = 0;      // scalars H2D (0 for device scalars)
   float digits_ms = 0;      // canonical form, window choice, counted and written digit entries
-  float ones_ms = 0;        // the split's 1-scalars: flags' prefix sum, indices, sums (0 without the split)
+  float ones_ms = 0;        // the split's 1-scalars: prefix sum, indices, sums (0 without the split), on a
+                            // second stream beside digits..reduce, so the stage times overlap
   float sort_ms = 0;        // radix sort of (bucket, base) pairs
   float accumulate_ms = 0;  // bucket sums (memset, chunks, fixup)
   float reduce_ms = 0;      // running sums per window, window sums, D2H
@@ -123,8 +124,9 @@ class Msm {
   using Point = AffinePoint<Field>;
   Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
                  const MsmGpuOptions& options, MsmGpuTimings* timings);
-  // The split's sum of the bases of 1-scalars (flags in ones_flags_), left
-  // in ones_sum_ (pinned) once the stream passes this point; false if none.
+  // The split's sum of the bases of 1-scalars (flags in ones_flags_), on
+  // ones_stream_ so that it runs beside the tail MSM; left in ones_sum_
+  // (pinned) once ones_done_ completes. False if there are none.
   bool SumOnes(const Point* bases, size_t n, const uint64_t* words, const uint32_t* ranks);
   // A streamed call's piece: scalars [scalar_begin, + scalar_count) against
   // bases [base_begin, + base_count); with a density bitmap, words
@@ -152,6 +154,10 @@ class Msm {
   DeviceBuffer<XyzzPoint<Field>> buckets_, partials_, level_[2];
   DeviceBuffer<uint32_t> partial_keys_;
   DeviceBuffer<uint32_t> ones_flags_, ones_offsets_, ones_indices_;
+  DeviceBuffer<uint8_t> ones_scan_temp_;
+  DeviceBuffer<XyzzPoint<Field>> ones_level_[2];
+  Stream ones_stream_;
+  Event ones_done_;
   PinnedBuffer<XyzzPoint<Field>> window_sums_, ones_sum_;
   // Streamed calls: staging on both sides and the copy stream.
   PinnedBuffer<Point> host_slices_[2];

@@ -10,8 +10,8 @@
 // B = 2^(c-1) buckets per window (signed digits: |d| in 1..B):
 //  1. Compact digits. Groth16 witnesses are mostly 0 and 1 (SnapDeals 2 KiB:
 //     98.5% of aux values, `cuzk-bench witness-stats`), so only nonzero digits
-//     become entries, and a scalar 1 is one entry (window 0, bucket 1): it
-//     costs one mixed addition, a 0 costs nothing.
+//     become entries: a 0 costs nothing, and without the split (1') a
+//     scalar 1 is one entry (window 0, bucket 1), one mixed addition.
 //     a. ClassifyStep (thread per scalar): Montgomery -> canonical (one Fr
 //        multiplication by 1; 0 where the density bit is clear) into canon;
 //        flags[i] = 1 for a scalar >= 2. The flags' sum (n_big) picks the
@@ -28,7 +28,9 @@
 //     OnesSumStep (thread per chunk of those indices, the same count each)
 //     sums its bases with mixed additions, and GroupSumStep reduces the
 //     chunk sums to one point, added to the tail's result. The ones then
-//     skip the digit writes, the sort and the bucket bookkeeping.
+//     skip the digit writes, the sort and the bucket bookkeeping, and their
+//     sum runs on a second stream beside the tail (they share only the
+//     read-only bases), so a witness MSM costs about the larger of the two.
 //  2. Sort the entries by key (radix sort, msm_scalars.cu).
 //  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
 //     so every thread does the same number of mixed additions whatever the

@@ -108,7 +108,7 @@ struct DifPassParams {
   uint32_t twiddle_log;
   uint32_t inverse;          // use w^-1: w_N^-i = -w_N^(N/2 - i)
   uint32_t bit_reverse_out;  // last pass only (s = t): write natural order, scaled by `scale`
-  uint32_t skip_unit_stage;  // stage 0 (twiddle 1, last pass only): add/subtract without the multiplication
+  uint32_t skip_unit_stage;  // butterflies with twiddle 1 for the whole block (DifRound): no multiplication
   OutputScale scale;
 };
 
@@ -223,12 +223,15 @@ CUZK_UNROLL
       const uint32_t lu = b + uint32_t(pb);
       const uint32_t u = lu + log_m;
       const uint32_t shift = p.twiddle_log - u - 1;
-      // Uniform over the block: u depends only on the pass and the round.
-      const bool unit = p.skip_unit_stage && u == 0;
 CUZK_UNROLL
       for (int sub = 0; sub < (1 << pb); ++sub) {
         const uint32_t rmod = (r_base & ((1u << lu) - 1)) | (uint32_t(sub) << b);
         const uint32_t i = ((rmod << log_m) | L) << shift;
+        // In the last pass (log_m = 0: L = 0) its last round (b = 0: the low
+        // bits of r_base are 0) has i = sub << shift for every thread, so
+        // sub = 0 means twiddle 1 uniformly: all of stage 0 and half of
+        // stage 1 at radix 4 (3/4 of that round's butterflies).
+        const bool unit = p.skip_unit_stage && log_m == 0 && b == 0 && sub == 0;
         // Inverse: w^-i = -w^(N/2 - i) for i > 0, folded into the subtraction order.
         const bool mirrored = p.inverse && i != 0;
         const uint32_t ti = p.inverse ? ((half_table - i) & (half_table - 1)) : i;
