@@ -24,8 +24,10 @@ using namespace ntt_internal;
 // 256 threads per DIF block (NttKernelConfig::Validate). Radix-8 rounds keep 8
 // elements (64 registers) per thread: 2 blocks per SM caps registers at 128.
 // Radix-4 rounds: 3 blocks per SM, <= 85 registers. kScaling: this pass
-// multiplies by coset powers or output scales (PassScales).
-template <int kRadixLog, bool kScaling>
+// multiplies by coset powers or output scales (PassScales). kDirection:
+// forward or inverse compiled in, or read at run time (kDifRuntime: the
+// reference variant, NttKernelConfig::specialize_direction = false).
+template <int kRadixLog, bool kScaling, int kDirection>
 __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(DifPassParams p) {
   extern __shared__ Word4 smem[];
   const uint32_t elems = 1u << (p.stages + p.log_cols);
@@ -35,10 +37,10 @@ __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(Dif
   for (uint32_t top = p.stages; top > 0;) {
     const uint32_t r = top < uint32_t(kRadixLog) ? top : uint32_t(kRadixLog);
     if constexpr (kRadixLog >= 3) {
-      if (r == 3) DifRound<3>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
+      if (r == 3) DifRound<3, kDirection>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
     }
-    if (r == 2) DifRound<2>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
-    if (r == 1) DifRound<1>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
+    if (r == 2) DifRound<2, kDirection>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
+    if (r == 1) DifRound<1, kDirection>(p, blockIdx.x, threadIdx.x, blockDim.x, sm, top - r);
     __syncthreads();
     top -= r;
   }
@@ -46,9 +48,18 @@ __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(Dif
 }
 
 using DifKernelFn = void (*)(DifPassParams);
-DifKernelFn SelectDifKernel(unsigned radix_log, bool scaling) {
-  if (radix_log == 3) return scaling ? DifPassKernel<3, true> : DifPassKernel<3, false>;
-  return scaling ? DifPassKernel<2, true> : DifPassKernel<2, false>;
+
+template <int kRadixLog, bool kScaling>
+DifKernelFn SelectDirection(int direction) {
+  if (direction == kDifInverse) return DifPassKernel<kRadixLog, kScaling, kDifInverse>;
+  if (direction == kDifForward) return DifPassKernel<kRadixLog, kScaling, kDifForward>;
+  return DifPassKernel<kRadixLog, kScaling, kDifRuntime>;
+}
+
+// direction: kDifForward, kDifInverse or kDifRuntime.
+DifKernelFn SelectDifKernel(unsigned radix_log, bool scaling, int direction) {
+  if (radix_log == 3) return scaling ? SelectDirection<3, true>(direction) : SelectDirection<3, false>(direction);
+  return scaling ? SelectDirection<2, true>(direction) : SelectDirection<2, false>(direction);
 }
 
 __global__ void __launch_bounds__(512) BitReverseKernel(BitReverseParams p) {
@@ -72,8 +83,10 @@ void RaiseSharedMemoryLimits() {
   const int dif_bytes = int(size_t(1) << 11) * 32;
   for (unsigned radix_log : {2u, 3u}) {
     for (bool scaling : {false, true}) {
-      CUZK_CUDA_CHECK(cudaFuncSetAttribute(SelectDifKernel(radix_log, scaling),
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+      for (int direction : {kDifForward, kDifInverse, kDifRuntime}) {
+        CUZK_CUDA_CHECK(cudaFuncSetAttribute(SelectDifKernel(radix_log, scaling, direction),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+      }
     }
   }
   CUZK_CUDA_CHECK(cudaFuncSetAttribute(BitReverseKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -210,7 +223,9 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
   try {
     for (unsigned i = 0; i < recipe.num_passes; ++i) {
       const NttPassPlan& pass = plan.passes[i];
-      const DifKernelFn kernel = SelectDifKernel(options.kernel.radix_log, PassScales(recipe.passes[i]));
+      const int direction =
+          options.kernel.specialize_direction ? (IsInverse(kind) ? kDifInverse : kDifForward) : kDifRuntime;
+      const DifKernelFn kernel = SelectDifKernel(options.kernel.radix_log, PassScales(recipe.passes[i]), direction);
       kernel<<<pass.blocks, pass.threads, pass.shared_bytes, stream>>>(recipe.passes[i]);
       CUZK_CUDA_CHECK(cudaGetLastError());
     }

@@ -203,9 +203,16 @@ CUZK_HD void DifStore(const DifPassParams& p, uint32_t block, uint32_t tid, uint
 // Twiddle of the pair (r, r + 2^lu) at global stage u = lu + s - t:
 //   w_{2^(u+1)}^j, j = i mod 2^u = (r mod 2^lu) 2^(s-t) + L,
 // looked up as twiddles[j << (twiddle_log - u - 1)].
-template <int R>
+//
+// kDirection: kDifForward or kDifInverse compile one direction (the kernels:
+// no per-butterfly select between the two subtraction orders), kDifRuntime
+// reads p.inverse (the host emulation, and the reference variant).
+constexpr int kDifForward = 0, kDifInverse = 1, kDifRuntime = 2;
+
+template <int R, int kDirection = kDifRuntime>
 CUZK_HD void DifRound(const DifPassParams& p, uint32_t block, uint32_t tid, uint32_t nthreads, const SharedPlanes& sm,
                       uint32_t b) {
+  const bool inverse = kDirection == kDifRuntime ? p.inverse != 0 : kDirection == kDifInverse;
   const uint32_t t = p.stages, log_m = p.log_sub - t;
   const uint32_t cols_mask = (1u << p.log_cols) - 1;
   const uint32_t items = 1u << (t - R + p.log_cols);
@@ -233,8 +240,8 @@ CUZK_UNROLL
         // stage 1 at radix 4 (3/4 of that round's butterflies).
         const bool unit = p.skip_unit_stage && log_m == 0 && b == 0 && sub == 0;
         // Inverse: w^-i = -w^(N/2 - i) for i > 0, folded into the subtraction order.
-        const bool mirrored = p.inverse && i != 0;
-        const uint32_t ti = p.inverse ? ((half_table - i) & (half_table - 1)) : i;
+        const bool mirrored = inverse && i != 0;
+        const uint32_t ti = inverse ? ((half_table - i) & (half_table - 1)) : i;
         const Fr w = unit ? Fr::One() : LoadTable(p.twiddles + ti);
 CUZK_UNROLL
         for (int hi = 0; hi < (1 << (R - 1 - pb)); ++hi) {

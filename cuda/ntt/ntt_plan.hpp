@@ -55,6 +55,9 @@ struct NttKernelConfig {
   // of stage 0 (w_2^0) and, at radix 4, the half of stage 1 with w_4^0 (1.5
   // n/2 of the n/2 log_n multiplications: 6.25% at 2^24). Off only to measure it.
   bool skip_unit_stage = true;
+  // Kernels compiled per direction (forward, inverse): the butterflies then
+  // carry no run-time choice of subtraction order. Off only to measure it.
+  bool specialize_direction = true;
   // Threads per DIF block: one per register butterfly group of a full round.
   unsigned Threads() const { return 1u << (log_block_elems - radix_log); }
   void Validate() const {
