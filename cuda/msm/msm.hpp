@@ -7,6 +7,7 @@
 //   cuda::G1Msm msm;                        // owns the scratch memory and a stream; reuse it
 //   ec::G1Jacobian r = msm.Run(bases, scalars, n);              // scalars in host memory
 //   ec::G1Jacobian d = msm.RunDensity(bases, scalars, density); // Groth16 A/B sections
+//   ec::G1Jacobian e = msm.RunStreamed(points, scalars, n);     // bases left in host memory
 //   (cuda::G2DeviceBases / cuda::G2Msm the same with ec::G2 types.)
 //
 // Scalars are ff::Fr (Montgomery form, 32 B each) in host memory (pinned for
