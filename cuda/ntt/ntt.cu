@@ -27,8 +27,10 @@ using namespace ntt_internal;
 // multiplies by coset powers or output scales (PassScales). kDirection:
 // forward or inverse compiled in, or read at run time (kDifRuntime: the
 // reference variant, NttKernelConfig::specialize_direction = false).
-template <int kRadixLog, bool kScaling, int kDirection>
-__global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(DifPassParams p) {
+// kNarrow: radix-4 rounds with 4 blocks per SM (64 registers, more spilled)
+// instead of 3 (80 registers): NttKernelConfig::narrow_forward.
+template <int kRadixLog, bool kScaling, int kDirection, bool kNarrow = false>
+__global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : kNarrow ? 4 : 3) DifPassKernel(DifPassParams p) {
   extern __shared__ Word4 smem[];
   const uint32_t elems = 1u << (p.stages + p.log_cols);
   const SharedPlanes sm{smem, smem + elems};
@@ -49,16 +51,17 @@ __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : 3) DifPassKernel(Dif
 
 using DifKernelFn = void (*)(DifPassParams);
 
-template <int kRadixLog, bool kScaling>
+template <int kRadixLog, bool kScaling, bool kNarrow = false>
 DifKernelFn SelectDirection(int direction) {
-  if (direction == kDifInverse) return DifPassKernel<kRadixLog, kScaling, kDifInverse>;
-  if (direction == kDifForward) return DifPassKernel<kRadixLog, kScaling, kDifForward>;
-  return DifPassKernel<kRadixLog, kScaling, kDifRuntime>;
+  if (direction == kDifInverse) return DifPassKernel<kRadixLog, kScaling, kDifInverse, kNarrow>;
+  if (direction == kDifForward) return DifPassKernel<kRadixLog, kScaling, kDifForward, kNarrow>;
+  return DifPassKernel<kRadixLog, kScaling, kDifRuntime, kNarrow>;
 }
 
-// direction: kDifForward, kDifInverse or kDifRuntime.
-DifKernelFn SelectDifKernel(unsigned radix_log, bool scaling, int direction) {
+// direction: kDifForward, kDifInverse or kDifRuntime; narrow: radix 4 only.
+DifKernelFn SelectDifKernel(unsigned radix_log, bool scaling, int direction, bool narrow) {
   if (radix_log == 3) return scaling ? SelectDirection<3, true>(direction) : SelectDirection<3, false>(direction);
+  if (narrow) return scaling ? SelectDirection<2, true, true>(direction) : SelectDirection<2, false, true>(direction);
   return scaling ? SelectDirection<2, true>(direction) : SelectDirection<2, false>(direction);
 }
 
@@ -84,8 +87,10 @@ void RaiseSharedMemoryLimits() {
   for (unsigned radix_log : {2u, 3u}) {
     for (bool scaling : {false, true}) {
       for (int direction : {kDifForward, kDifInverse, kDifRuntime}) {
-        CUZK_CUDA_CHECK(cudaFuncSetAttribute(SelectDifKernel(radix_log, scaling, direction),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+        for (bool narrow : {false, true}) {
+          CUZK_CUDA_CHECK(cudaFuncSetAttribute(SelectDifKernel(radix_log, scaling, direction, narrow),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, dif_bytes));
+        }
       }
     }
   }
@@ -225,7 +230,8 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
       const NttPassPlan& pass = plan.passes[i];
       const int direction =
           options.kernel.specialize_direction ? (IsInverse(kind) ? kDifInverse : kDifForward) : kDifRuntime;
-      const DifKernelFn kernel = SelectDifKernel(options.kernel.radix_log, PassScales(recipe.passes[i]), direction);
+      const DifKernelFn kernel = SelectDifKernel(options.kernel.radix_log, PassScales(recipe.passes[i]), direction,
+                                                 options.kernel.narrow_forward && !IsInverse(kind));
       kernel<<<pass.blocks, pass.threads, pass.shared_bytes, stream>>>(recipe.passes[i]);
       CUZK_CUDA_CHECK(cudaGetLastError());
     }

@@ -42,6 +42,7 @@ TEST(NttGpuTest, DeviceResidentMatchesCpuForAllKindsAndVariants) {
       {2, 10, 10, false},  // separate bit-reversal pass
       {2, 10, 10, true, false},  // stage 0 multiplied by its unit twiddle (the skip's reference)
       {2, 10, 10, true, true, false},  // direction read at run time (the specialization's reference)
+      {2, 10, 10, true, true, true, false},  // forward kinds with 3-block kernels too
   };
   for (unsigned log_n : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 13u, 15u, 16u, 19u, 20u, 21u, 22u}) {
     const size_t n = size_t(1) << log_n;

@@ -5,7 +5,7 @@
 //   cuzk-gpu-bench info
 //   cuzk-gpu-bench field [--n 1048576]
 //   cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3] [--fuse 1,0] [--skip-unit 1,0]
-//                      [--specialize 1,0]
+//                      [--specialize 1,0] [--narrow 1,0]
 //                      [--warmups 2] [--repeats 5] [--seed N]
 //   cuzk-gpu-bench msm [--curve g1|g2] --log-sizes 16-26 [--windows 0,16,18] [--chunk 0] [--cpu-check-max-log 20]
 //                      [--chunk-points 1024] [--zeros-permille 0] [--ones-permille 0] [--split-ones 1,0]
@@ -31,7 +31,8 @@ int Usage() {
                "usage: cuzk-gpu-bench info\n"
                "       cuzk-gpu-bench field [--n N]\n"
                "       cuzk-gpu-bench ntt --log-sizes 10-27 [--check-max-log 27] [--radix-logs 2,3]\n"
-               "                          [--fuse 1,0] [--skip-unit 1,0] [--specialize 1,0] [--warmups 2] [--repeats 5] [--seed N]\n"
+               "                          [--fuse 1,0] [--skip-unit 1,0] [--specialize 1,0] [--narrow 1,0]\n"
+               "                          [--warmups 2] [--repeats 5] [--seed N]\n"
                "       cuzk-gpu-bench msm [--curve g1|g2] --log-sizes 16-26 [--windows 0,16,18] [--chunk 0]\n"
                "                          [--cpu-check-max-log 20] [--chunk-points 1024] [--zeros-permille 0]\n"
                "                          [--ones-permille 0] [--split-ones 1,0] [--streamed 1] [--warmups 2]\n"

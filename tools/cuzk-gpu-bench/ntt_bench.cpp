@@ -43,6 +43,7 @@ struct Row {
   bool fused = true;
   bool skip_unit = true;
   bool specialized = true;
+  bool narrow = true;
   Stats fwd, coset, inv, coset_inv, host;
   double h2d_gbs = 0, d2h_gbs = 0;
   std::string check;
@@ -83,6 +84,7 @@ int RunNtt(const Args& args, Summary* summary) {
   const std::vector<unsigned> fuse_list = args.GetList("fuse", "1");
   const std::vector<unsigned> skip_unit_list = args.GetList("skip-unit", "1");
   const std::vector<unsigned> specialize_list = args.GetList("specialize", "1");
+  const std::vector<unsigned> narrow_list = args.GetList("narrow", "1");
   const int warmups = int(args.GetInt("warmups", 2)), repeats = int(args.GetInt("repeats", 5));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
   std::printf("cuzk-gpu-bench ntt: seed=%llu warmups=%d repeats=%d check-max-log=%u (CPU reference up to 2^%u, "
@@ -142,13 +144,14 @@ int RunNtt(const Args& args, Summary* summary) {
     };
 
     for (unsigned radix_log : radix_logs) for (unsigned fuse : fuse_list) for (unsigned skip_unit : skip_unit_list)
-    for (unsigned specialize : specialize_list) {
+    for (unsigned specialize : specialize_list) for (unsigned narrow : narrow_list) {
       Row row;
       row.log_n = log_n;
       row.radix_log = radix_log;
       row.fused = fuse != 0;
       row.skip_unit = skip_unit != 0;
       row.specialized = specialize != 0;
+      row.narrow = narrow != 0;
       row.check = ref_note;
       cuda::NttOptions opt;
       opt.kernel.radix_log = radix_log;
@@ -156,6 +159,7 @@ int RunNtt(const Args& args, Summary* summary) {
       opt.kernel.fuse_bit_reverse = fuse != 0;
       opt.kernel.skip_unit_stage = skip_unit != 0;
       opt.kernel.specialize_direction = specialize != 0;
+      opt.kernel.narrow_forward = narrow != 0;
       auto run = [&](NttKind k) { engine.Run(k, dbuf.data(), n, stream, opt); };
       bool ok = true;
       // Correctness first, on fresh copies of the input.
@@ -187,10 +191,10 @@ int RunNtt(const Args& args, Summary* summary) {
       row.h2d_gbs = bytes / (h2d.median * 1e6);
       row.d2h_gbs = bytes / (d2h.median * 1e6);
       all_ok &= ok;
-      std::printf("2^%-2u radix%u %s%s%s fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
+      std::printf("2^%-2u radix%u %s%s%s%s fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
                   "H2D %.1f GB/s D2H %.1f GB/s  %s\n",
                   log_n, 1u << radix_log, row.fused ? "fused" : "bitrev-pass", row.skip_unit ? "" : " unit-stage-multiplied",
-                  row.specialized ? "" : " runtime-direction",
+                  row.specialized ? "" : " runtime-direction", row.narrow ? "" : " forward-3-blocks",
                   row.fwd.median, row.fwd.min, row.fwd.max, row.coset.median,
                   row.inv.median, row.coset_inv.median, row.host.median, row.h2d_gbs, row.d2h_gbs,
                   row.check.c_str());
@@ -217,8 +221,8 @@ int RunNtt(const Args& args, Summary* summary) {
                           it != kSppark.end() ? it->second.coset : -1, (pass ? "PASS " : "FAIL ") + how});
       summary->push_back({"H2D pinned", r.log_n, r.h2d_gbs, "GB/s", 55.4, "(pinned buffer -> device)"});
     }
-    std::printf("| %u | r%u%s%s%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n,
-                1u << r.radix_log, r.fused ? "" : "+bitrev", r.skip_unit ? "" : "+unitmul", r.specialized ? "" : "+rtdir",
+    std::printf("| %u | r%u%s%s%s%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n,
+                1u << r.radix_log, r.fused ? "" : "+bitrev", r.skip_unit ? "" : "+unitmul", r.specialized ? "" : "+rtdir", r.narrow ? "" : "+fwd3blk",
                 r.fwd.median, r.coset.median, r.inv.median, r.coset_inv.median, r.host.median, r.h2d_gbs, r.d2h_gbs,
                 sp, r.check.find("FAIL") == std::string::npos ? "PASS " : "FAIL ");
   }
