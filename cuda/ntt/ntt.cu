@@ -23,12 +23,12 @@ using namespace ntt_internal;
 
 // 256 threads per DIF block (NttKernelConfig::Validate). Radix-8 rounds keep 8
 // elements (64 registers) per thread: 2 blocks per SM caps registers at 128.
-// Radix-4 rounds: 3 blocks per SM, <= 85 registers. kScaling: this pass
+// Radix-4 rounds: 3 blocks per SM (80 registers), or 4 (64, kNarrow). kScaling: this pass
 // multiplies by coset powers or output scales (PassScales). kDirection:
 // forward or inverse compiled in, or read at run time (kDifRuntime: the
 // reference variant, NttKernelConfig::specialize_direction = false).
-// kNarrow: radix-4 rounds with 4 blocks per SM (64 registers, more spilled)
-// instead of 3 (80 registers): NttKernelConfig::narrow_forward.
+// kNarrow: the latency-bound kernels gain from the extra warps more than they
+// lose to spilling, for the forward direction (NttKernelConfig::narrow_forward).
 template <int kRadixLog, bool kScaling, int kDirection, bool kNarrow = false>
 __global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : kNarrow ? 4 : 3) DifPassKernel(DifPassParams p) {
   extern __shared__ Word4 smem[];

@@ -42,7 +42,7 @@ inline constexpr unsigned kNttTwiddleSplitBits = 13;
 
 struct NttKernelConfig {
   // Default: radix-4 rounds, 2^10 elements (32 KiB) and 256 threads per block,
-  // <= 80 registers so 3 blocks fit an SM; measured faster than radix-8 with
+  // 3 or 4 blocks per SM (narrow_forward); measured faster than radix-8 with
   // 2^11 elements (more independent work per thread, but 2 blocks per SM).
   unsigned radix_log = 2;         // stages per register round (2 or 3): 2^radix_log elements per thread
   unsigned log_block_elems = 10;  // elements per DIF block (shared memory: 32 bytes each)
