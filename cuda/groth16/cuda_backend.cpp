@@ -64,8 +64,9 @@ struct SectionBases {
     try {
       device.emplace(points);
       budget -= bytes;
-    } catch (const std::exception&) {
-      cudaGetLastError();  // an out-of-memory error is not sticky: clear it and stream instead
+    } catch (const CudaError& e) {
+      if (e.code() != cudaErrorMemoryAllocation) throw;
+      cudaGetLastError();  // out of memory is not sticky: clear it and stream this section instead
       device.reset();
     }
   }
@@ -120,15 +121,21 @@ ff::Fr ZOnCosetInverse(unsigned log_m) {
 
 size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
   constexpr size_t kFr = 32, kXyzzG1 = 4 * 48;
+  // Per scalar of an MSM: canonical form, counts, offsets, one-flags, their
+  // slots and the ones' base indices (msm.hpp's scratch).
+  constexpr size_t kPerScalar = kFr + 5 * sizeof(uint32_t);
   const uint32_t c = pippenger::DefaultWindowBits(m);
   const size_t windows = SignedDigitWindows(c);
   const size_t entries = m * windows;
   const size_t abc_z = (3 * m + n_z) * kFr;
-  const size_t scalars = m * (kFr + 4 * sizeof(uint32_t));       // canonical form; counts, offsets, one-flags, slots
-  const size_t sort = entries * (4 * sizeof(uint32_t) + 2);      // keys and values, double-buffered; CUB's temp
+  const size_t g1_scalars = m * kPerScalar;                   // the G1 Msm, sized by H (m scalars)
+  const size_t g2_scalars = n_z * kPerScalar;                 // the G2 Msm has its own (B_g2, <= n_z)
+  const size_t sort = entries * (4 * sizeof(uint32_t) + 2);  // H's keys and values, double-buffered; CUB's temp
   const size_t buckets = windows * (size_t(1) << (c - 1)) * kXyzzG1;
-  constexpr size_t kSlack = size_t(1) << 30;                      // NTT tables, CUDA context, fragmentation
-  return abc_z + scalars + sort + buckets + kSlack;
+  // Two device slices per curve once any section streams (MsmGpuOptions::stream_slice, default 2^22).
+  const size_t staging = 2 * (size_t(1) << 22) * (96 + 192);
+  constexpr size_t kSlack = size_t(1) << 30;                  // NTT tables, CUDA context, fragmentation
+  return abc_z + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
 }
 
 // The device-side state, created with the backend's device current (streams

@@ -45,7 +45,8 @@ struct CudaBackendOptions {
   int device = 0;
   unsigned cpu_threads = 0;  // the CPU's share (snarkjs-form H, G2 MSM when not on the GPU); 0 = all
   bool g2_on_gpu = true;     // false: B_g2 on the CPU in ProveFinish (saves its device bases)
-  // Device memory a key's bases may take. Sections that do not fit stay in
+  // Device memory a key's bases may take (each key on its own: two keys
+  // proved on one backend may take twice this). Sections that do not fit stay in
   // host memory and are streamed through pinned staging on every proof
   // (Msm::RunStreamed): slower, but a key larger than the device still
   // proves. Unset: the device's free memory when the key is first proved,
@@ -56,8 +57,9 @@ struct CudaBackendOptions {
 };
 
 // Device memory one proof needs besides the key's bases, for a key of
-// domain size m with n_z witness values: a/b/c and z, and the scratch of the
-// largest MSM (H: m random scalars, digit entries, sort buffers, buckets).
+// domain size m with n_z witness values: a/b/c and z, the per-scalar scratch
+// of the G1 and G2 MSMs, the largest MSM's digit entries, sort buffers and
+// buckets (H: m random scalars), and the streaming slices (32 GiB: ~63 GB).
 // An estimate for sizing residency (docs/perf/gpu.md has measured figures).
 size_t ProofWorkingSetBytes(size_t m, size_t n_z);
 

@@ -86,8 +86,9 @@ struct MsmGpuTimings {
   size_t ones = 0;          // scalars summed by the split
   size_t tail = 0;          // scalars >= 2 (the tail MSM)
   // Streamed calls: the stage times above and the counts are sums over the
-  // slices; staging_ms is the host time converting bases into pinned
-  // staging that the sums did not hide (the wait for the next slice).
+  // slices; staging_wait_ms is the host time converting bases into pinned
+  // staging that the sums did not hide (the waits for the next slice; the
+  // first two slices' conversions, never hidden, are not counted).
   size_t slices = 0;
   float staging_wait_ms = 0;
 };
@@ -125,9 +126,13 @@ class Msm {
   using Point = AffinePoint<Field>;
   Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
                  const MsmGpuOptions& options, MsmGpuTimings* timings);
+  // RunImpl's body. RunImpl waits for both streams when it throws, so the
+  // next call never rewrites inputs that queued kernels still read.
+  Result RunQueued(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words,
+                   const uint32_t* ranks, const MsmGpuOptions& options, MsmGpuTimings* timings);
   // The split's sum of the bases of 1-scalars (flags in ones_flags_), on
   // ones_stream_ so that it runs beside the tail MSM; left in ones_sum_
-  // (pinned) once ones_done_ completes. False if there are none.
+  // (pinned) once events_[7] completes. False if there are none.
   bool SumOnes(const Point* bases, size_t n, const uint64_t* words, const uint32_t* ranks);
   // A streamed call's piece: scalars [scalar_begin, + scalar_count) against
   // bases [base_begin, + base_count); with a density bitmap, words
@@ -158,7 +163,6 @@ class Msm {
   DeviceBuffer<uint8_t> ones_scan_temp_;
   DeviceBuffer<XyzzPoint<Field>> ones_level_[2];
   Stream ones_stream_;
-  Event ones_done_;
   PinnedBuffer<XyzzPoint<Field>> window_sums_, ones_sum_;
   // Streamed calls: staging on both sides and the copy stream.
   PinnedBuffer<Point> host_slices_[2];

@@ -168,6 +168,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunSlices(std::span<const HostPoint> bas
     copied_[b].Record(copy_stream_);
   };
   const size_t count = slices.size();
+  int device = 0;
+  CUZK_CUDA_CHECK(cudaGetDevice(&device));  // the conversion thread waits on this device's events
   convert(0);
   upload(0);
   if (count > 1) convert(1);
@@ -180,7 +182,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunSlices(std::span<const HostPoint> bas
     // Slice k + 2 goes into host_slices_[b] once slice k's copy has left it.
     std::future<void> next;
     if (k + 2 < count) {
-      next = std::async(std::launch::async, [&, k, b] {
+      next = std::async(std::launch::async, [&, k, b, device] {
+        CUZK_CUDA_CHECK(cudaSetDevice(device));
         copied_[b].Synchronize();
         convert(k + 2);
       });
@@ -240,14 +243,27 @@ template <class Curve>
 typename Msm<Curve>::Result Msm<Curve>::RunImpl(const Point* bases, const ff::Fr* scalars, size_t n,
                                                 const uint64_t* words, const uint32_t* ranks,
                                                 const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  try {
+    return RunQueued(bases, scalars, n, words, ranks, options, timings);
+  } catch (...) {
+    // Kernels already queued on either stream may still read the scalars,
+    // bitmap, ranks or bases that the caller's next call overwrites.
+    cudaStreamSynchronize(stream_);
+    cudaStreamSynchronize(ones_stream_);
+    throw;
+  }
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::Fr* scalars, size_t n,
+                                                  const uint64_t* words, const uint32_t* ranks,
+                                                  const MsmGpuOptions& options, MsmGpuTimings* timings) {
   using msm_internal::Reserve;
   using HostCurve = typename Curve::HostCurve;
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
   if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
   cudaStream_t s = stream_;
-  // A previous call that threw may have left its ones sum running on buffers this call rewrites.
-  ones_stream_.Synchronize();
 
   events_[0].Record(s);
   const Fr* dev_scalars = reinterpret_cast<const Fr*>(scalars);
