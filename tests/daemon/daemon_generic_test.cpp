@@ -11,6 +11,7 @@
 #include "engine/groth16/proof_encoding.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "tests/daemon/daemon_process.hpp"
+#include "tests/daemon/daemon_rpc.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -24,22 +25,6 @@ std::string WitnessBytes(const std::vector<ff::Fr>& w) {
     out.append(d.begin(), d.end());
   }
   return out;
-}
-
-grpc::Status Submit(v1::ProvingEngine::Stub& stub, const v1::SubmitProofRequest& r, v1::SubmitProofResponse* resp) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  return stub.SubmitProof(&ctx, r, resp);
-}
-
-v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& id) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(300));
-  v1::AwaitProofRequest req;
-  req.set_job_id(id);
-  v1::AwaitProofResponse resp;
-  EXPECT_TRUE(stub.AwaitProof(&ctx, req, &resp).ok());
-  return resp;
 }
 
 TEST(DaemonGenericR1cs, CircomCircuitProvesAndVerifies) {

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "tests/daemon/daemon_process.hpp"
+#include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
 
 namespace cuzk::test {
@@ -28,39 +29,6 @@ namespace v1 = cuzk::v1;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-std::unique_ptr<grpc::ClientContext> Ctx(seconds timeout = seconds(30)) {
-  auto c = std::make_unique<grpc::ClientContext>();
-  c->set_deadline(std::chrono::system_clock::now() + timeout);
-  return c;
-}
-
-grpc::Status Submit(v1::ProvingEngine::Stub& stub, const v1::SubmitProofRequest& req, v1::SubmitProofResponse* resp) {
-  return stub.SubmitProof(Ctx().get(), req, resp);
-}
-
-std::string MustSubmit(v1::ProvingEngine::Stub& stub, const v1::SubmitProofRequest& req, uint32_t* position = nullptr) {
-  v1::SubmitProofResponse resp;
-  const grpc::Status s = Submit(stub, req, &resp);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  if (position) *position = resp.queue_position();
-  return resp.job_id();
-}
-
-v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& id, uint64_t timeout_ms,
-                             grpc::Status* status = nullptr, seconds rpc_timeout = seconds(600)) {
-  v1::AwaitProofRequest req;
-  req.set_job_id(id);
-  req.set_timeout_ms(timeout_ms);
-  v1::AwaitProofResponse resp;
-  grpc::Status s = stub.AwaitProof(Ctx(rpc_timeout).get(), req, &resp);
-  if (status) {
-    *status = s;
-  } else {
-    EXPECT_TRUE(s.ok()) << s.error_message();
-  }
-  return resp;
-}
 
 v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
   v1::GetStatusResponse resp;

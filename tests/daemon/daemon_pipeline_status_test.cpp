@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "tests/daemon/daemon_process.hpp"
+#include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
 
 namespace cuzk::test {
@@ -34,29 +35,6 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-std::unique_ptr<grpc::ClientContext> Ctx(seconds timeout) {
-  auto c = std::make_unique<grpc::ClientContext>();
-  c->set_deadline(std::chrono::system_clock::now() + timeout);
-  return c;
-}
-
-std::string MustSubmit(v1::ProvingEngine::Stub& stub, const std::string& request_id) {
-  v1::SubmitProofResponse resp;
-  const grpc::Status s = stub.SubmitProof(Ctx(seconds(30)).get(), FixtureSnapRequest(request_id), &resp);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  return resp.job_id();
-}
-
-v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& id, uint64_t timeout_ms = 0) {
-  v1::AwaitProofRequest req;
-  req.set_job_id(id);
-  req.set_timeout_ms(timeout_ms);
-  v1::AwaitProofResponse resp;
-  const grpc::Status s = stub.AwaitProof(Ctx(seconds(600)).get(), req, &resp);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  return resp;
-}
 
 // GET /status, parsed; the "scheduler" section must be there (pipeline runner).
 json StatusJson(int port) {
@@ -164,12 +142,10 @@ void PrintScheduler(const char* when, const json& st) {
 // is then exactly memory.srs_resident (ReservedBytes subtracts it), not a
 // load in progress.
 void PreloadParams(v1::ProvingEngine::Stub& stub) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
   v1::PreloadSrsRequest req;
   req.set_circuit_id("snap-2k");
   v1::PreloadSrsResponse resp;
-  const grpc::Status s = stub.PreloadSRS(&ctx, req, &resp);
+  const grpc::Status s = stub.PreloadSRS(Ctx(seconds(120)).get(), req, &resp);
   ASSERT_TRUE(s.ok()) << s.error_message();
 }
 
@@ -188,15 +164,15 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
   // What one partition reserves: c1 alone, dispatched (the whole partition
   // is charged at dispatch; its a/b/c part goes back at the prove start).
   const auto t0 = Clock::now();
-  std::vector<std::string> ids = {MustSubmit(*stub, "c1")};
+  std::vector<std::string> ids = {MustSubmit(*stub, FixtureSnapRequest("c1"))};
   json first;
   ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
     first = st;
     return ReservedBytes(st) > 0;
   }, seconds(30))) << first.dump(2) << "\n" << Report(d);
   const uint64_t one_partition = ReservedBytes(first);
-  ids.push_back(MustSubmit(*stub, "c2"));
-  ids.push_back(MustSubmit(*stub, "c3"));
+  ids.push_back(MustSubmit(*stub, FixtureSnapRequest("c2")));
+  ids.push_back(MustSubmit(*stub, FixtureSnapRequest("c3")));
   // All three submitted before any completed (a proof takes seconds; here tens).
   const json submitted = StatusJson(d.status_port());
   ASSERT_EQ(submitted.at("counters").at("submitted"), 3);
@@ -267,8 +243,8 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
   ASSERT_GT(d.status_port(), 0);
   auto stub = d.Stub();
   PreloadParams(*stub);
-  const std::string doomed = MustSubmit(*stub, "doomed");
-  const std::string survivor = MustSubmit(*stub, "survivor");
+  const std::string doomed = MustSubmit(*stub, FixtureSnapRequest("doomed"));
+  const std::string survivor = MustSubmit(*stub, FixtureSnapRequest("survivor"));
 
   // Both partitions inside synthesis (not merely dispatched), each holding its reservation.
   json during;
