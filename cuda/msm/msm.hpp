@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "cuda/ec/point.hpp"
 #include "cuda/ff/fr.hpp"
@@ -124,6 +125,8 @@ class Msm {
 
  private:
   using Point = AffinePoint<Field>;
+  // A density bitmap's words and per-word ranks into words_ / ranks_.
+  void UploadBitmap(const std::vector<uint64_t>& words, const std::vector<uint32_t>& ranks);
   Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
                  const MsmGpuOptions& options, MsmGpuTimings* timings);
   // RunImpl's body. RunImpl waits for both streams when it throws, so the

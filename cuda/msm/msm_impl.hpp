@@ -59,6 +59,16 @@ typename Msm<Curve>::Result Msm<Curve>::Run(const DeviceBases<Curve>& bases, con
 }
 
 template <class Curve>
+void Msm<Curve>::UploadBitmap(const std::vector<uint64_t>& words, const std::vector<uint32_t>& ranks) {
+  using msm_internal::Reserve;
+  Reserve(words_, words.size());
+  Reserve(ranks_, ranks.size());
+  // Pageable copies: synchronous with the host, so the vectors may go out of scope after.
+  CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  CUZK_CUDA_CHECK(cudaMemcpy(ranks_.data(), ranks.data(), ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+}
+
+template <class Curve>
 typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars,
                                                    const msm::DensityBitmap& density, const MsmGpuOptions& options,
                                                    MsmGpuTimings* timings) {
@@ -74,11 +84,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bas
   std::vector<uint32_t> ranks(words.size());
   uint32_t rank = 0;
   for (size_t k = 0; k < words.size(); ++k) ranks[k] = rank, rank += uint32_t(std::popcount(words[k]));
-  Reserve(words_, words.size());
-  Reserve(ranks_, ranks.size());
-  // Pageable copies: synchronous with the host, so the vectors may go out of scope after.
-  CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
-  CUZK_CUDA_CHECK(cudaMemcpy(ranks_.data(), ranks.data(), ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  UploadBitmap(words, ranks);
   return RunImpl(bases.data(), scalars, n, words_.data(), ranks_.data(), options, timings);
 }
 
@@ -133,11 +139,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunDensityStreamed(std::span<const HostP
     sl.scalar_count = std::min(n, 64 * (w + 1)) - sl.scalar_begin;
     base += bits;
   }
-  Reserve(words_, words.size());
-  Reserve(ranks_, slice_ranks.size());
-  CUZK_CUDA_CHECK(cudaMemcpy(words_.data(), words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
-  CUZK_CUDA_CHECK(
-      cudaMemcpy(ranks_.data(), slice_ranks.data(), slice_ranks.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  UploadBitmap(words, slice_ranks);
   return RunSlices(bases, scalars, slices, words_.data(), ranks_.data(), options, timings);
 }
 
