@@ -8,7 +8,7 @@
 #include <system_error>
 
 #include "engine/ec/encoding.hpp"
-#include "engine/groth16/mapped_file.hpp"
+#include "engine/util/mapped_file.hpp"
 #include "engine/util/parallel.hpp"
 
 namespace cuzk::groth16 {
@@ -258,7 +258,7 @@ VerifyingKey ParseVerifyingKey(std::span<const uint8_t> bytes, const std::string
 }
 
 VerifyingKey ReadVerifyingKey(const std::string& path, std::optional<uint64_t> expected_ic) {
-  MappedFile f(path);
+  util::MappedFile f(path, util::MappedFile::Access::kSequential);
   return ParseVerifyingKey(f.bytes(), path, expected_ic);
 }
 
@@ -300,7 +300,7 @@ ProvingKey ParseParams(std::span<const uint8_t> bytes, const std::string& name, 
 }
 
 ProvingKey ReadParams(const std::string& path, const ParamsReadOptions& options) {
-  MappedFile f(path);
+  util::MappedFile f(path, util::MappedFile::Access::kSequential);
   return ParseParams(f.bytes(), path, options);
 }
 

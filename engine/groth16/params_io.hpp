@@ -8,7 +8,7 @@
 //            A-dense variables: inputs, then aux), b_g1 (G1, B-dense),
 //            b_g2 (G2, B-dense).
 //
-// Reading maps the file (MappedFile) and decodes each section on all threads
+// Reading maps the file (util::MappedFile) and decodes each section on all threads
 // (ec::DecodeG1Batch). Every check happens before anything is allocated from
 // the file's numbers: a count whose points do not fit in the rest of the
 // file is a truncation error, and with ParamsReadOptions::expected a count

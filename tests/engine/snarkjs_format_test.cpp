@@ -38,7 +38,7 @@ struct Artifacts {
   std::string dir;
   std::string Path(const std::string& f) const { return dir + "/" + f; }
   std::vector<uint8_t> Bytes(const std::string& f) const {
-    MappedFile m(Path(f));
+    util::MappedFile m = MapInputFile(Path(f));
     return {m.bytes().begin(), m.bytes().end()};
   }
   std::string Text(const std::string& f) const { return ReadFileText(Path(f)); }

@@ -1,61 +1,19 @@
 #include "engine/circuits/snarkjs/bin_file.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 namespace cuzk::snarkjs {
 
-MappedFile::MappedFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FormatError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    throw FormatError(path + ": cannot stat: " + std::strerror(err));
+util::MappedFile MapInputFile(const std::string& path) {
+  try {
+    return util::MappedFile(path);
+  } catch (const std::system_error& e) {
+    throw FormatError(e.what());
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw FormatError(path + ": not a regular file");
-  }
-  size_ = size_t(st.st_size);
-  if (size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      throw FormatError(path + ": cannot map: " + std::strerror(err));
-    }
-    data_ = static_cast<const uint8_t*>(p);
-  }
-  ::close(fd);
-}
-
-MappedFile::~MappedFile() {
-  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
-
-MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_) {
-  o.data_ = nullptr;
-  o.size_ = 0;
-}
-
-MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
-  if (this != &o) {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-    data_ = o.data_;
-    size_ = o.size_;
-    o.data_ = nullptr;
-    o.size_ = 0;
-  }
-  return *this;
 }
 
 namespace {
@@ -194,7 +152,7 @@ void WriteFileText(const std::string& path, std::string_view text) {
 }
 
 std::string ReadFileText(const std::string& path) {
-  MappedFile file(path);
+  util::MappedFile file = MapInputFile(path);
   auto b = file.bytes();
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }

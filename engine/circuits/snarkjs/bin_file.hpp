@@ -10,7 +10,7 @@
 // startReadUniqueSection). Nothing here allocates from a length read from the
 // file: a section is a view into the input, checked against its end first.
 //
-//   MappedFile file(path);                       // throws FormatError if unreadable
+//   util::MappedFile file = MapInputFile(path);  // throws FormatError if unreadable
 //   BinFile bin(file.bytes(), path, "zkey", 1);  // checks magic, version, table
 //   ByteReader header = bin.Reader(2, "groth16 header");
 //   uint32_t n8q = header.U32("n8q");
@@ -22,26 +22,13 @@
 #include <vector>
 
 #include "engine/circuits/snarkjs/format_error.hpp"
+#include "engine/util/mapped_file.hpp"
 
 namespace cuzk::snarkjs {
 
-// A read-only memory mapping of a whole file (empty files map to an empty
-// span). Move-only; unmaps on destruction.
-class MappedFile {
- public:
-  explicit MappedFile(const std::string& path);
-  ~MappedFile();
-  MappedFile(MappedFile&& o) noexcept;
-  MappedFile& operator=(MappedFile&& o) noexcept;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-
-  std::span<const uint8_t> bytes() const { return {data_, size_}; }
-
- private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
+// Maps a whole input file read-only (util::MappedFile); throws FormatError
+// ("PATH: cannot open: <reason>") if it cannot.
+util::MappedFile MapInputFile(const std::string& path);
 
 // Sequential little-endian reads within one section; every read is checked
 // against the end and names `what` on failure.

@@ -129,7 +129,7 @@ R1csFile ParseR1cs(std::span<const uint8_t> bytes, const std::string& name) {
 }
 
 R1csFile ReadR1cs(const std::string& path) {
-  MappedFile file(path);
+  util::MappedFile file = MapInputFile(path);
   return ParseR1cs(file.bytes(), path);
 }
 

@@ -41,7 +41,7 @@ std::vector<ff::Fr> ParseWtns(std::span<const uint8_t> bytes, const std::string&
 }
 
 std::vector<ff::Fr> ReadWtns(const std::string& path) {
-  MappedFile file(path);
+  util::MappedFile file = MapInputFile(path);
   return ParseWtns(file.bytes(), path);
 }
 

@@ -230,7 +230,7 @@ ZkeyFile ParseZkey(std::span<const uint8_t> bytes, const std::string& name, cons
 }
 
 ZkeyFile ReadZkey(const std::string& path, const ZkeyReadOptions& options) {
-  MappedFile file(path);
+  util::MappedFile file = MapInputFile(path);
   return ParseZkey(file.bytes(), path, options);
 }
 

@@ -1,4 +1,4 @@
-#include "engine/groth16/mapped_file.hpp"
+#include "engine/util/mapped_file.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,20 +9,20 @@
 #include <system_error>
 #include <utility>
 
-namespace cuzk::groth16 {
+namespace cuzk::util {
 
-MappedFile::MappedFile(const std::string& path) : path_(path) {
+MappedFile::MappedFile(const std::string& path, Access access) : path_(path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), path + ": cannot open");
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
-    throw std::system_error(e, std::generic_category(), "cannot stat " + path);
+    throw std::system_error(e, std::generic_category(), path + ": cannot stat");
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::system_error(EINVAL, std::generic_category(), path + " is not a regular file");
+    throw std::system_error(EINVAL, std::generic_category(), path + ": not a regular file");
   }
   size_ = size_t(st.st_size);
   if (size_ > 0) {
@@ -30,10 +30,9 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     if (p == MAP_FAILED) {
       int e = errno;
       ::close(fd);
-      throw std::system_error(e, std::generic_category(), "cannot map " + path);
+      throw std::system_error(e, std::generic_category(), path + ": cannot map");
     }
-    // Sections are read front to back by several threads: let readahead work.
-    ::madvise(p, size_, MADV_SEQUENTIAL);
+    if (access == Access::kSequential) ::madvise(p, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const uint8_t*>(p);
   }
   ::close(fd);  // the mapping keeps the file
@@ -60,4 +59,4 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   return *this;
 }
 
-}  // namespace cuzk::groth16
+}  // namespace cuzk::util
