@@ -3,21 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/circuits/snapdeals/native/sha256_constants.hpp"
+
 namespace cuzk::snapdeals {
 namespace {
-
-constexpr std::array<uint32_t, 64> kK = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-constexpr std::array<uint32_t, 8> kIv = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 constexpr uint32_t Rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
 constexpr uint32_t SmallSigma0(uint32_t x) { return Rotr(x, 7) ^ Rotr(x, 18) ^ (x >> 3); }
@@ -34,7 +23,7 @@ inline void Rounds(std::array<uint32_t, 8>& state, const std::array<uint32_t, 64
   for (int i = 0; i < 64; ++i) {
     uint32_t s1 = Rotr(e, 6) ^ Rotr(e, 11) ^ Rotr(e, 25);
     uint32_t ch = (e & f) ^ (~e & g);
-    uint32_t t1 = h + s1 + ch + kK[i] + w[i];
+    uint32_t t1 = h + s1 + ch + kSha256RoundConstants[i] + w[i];
     uint32_t s0 = Rotr(a, 2) ^ Rotr(a, 13) ^ Rotr(a, 22);
     uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
     uint32_t t2 = s0 + maj;
@@ -79,7 +68,7 @@ void Sha256::Compress(std::array<uint32_t, 8>& state, const uint8_t* block) {
   Rounds(state, w);
 }
 
-Sha256::Sha256() : state_(kIv) {}
+Sha256::Sha256() : state_(kSha256Iv) {}
 
 void Sha256::Update(std::span<const uint8_t> data) {
   total_bytes_ += data.size();
@@ -129,7 +118,7 @@ filecoin::Domain TreeDHash(const filecoin::Domain& left, const filecoin::Domain&
   for (int i = 0; i < 8; ++i) w[i] = LoadBe32(left.data() + 4 * i);
   for (int i = 0; i < 8; ++i) w[8 + i] = LoadBe32(right.data() + 4 * i);
   ExpandSchedule(w);
-  std::array<uint32_t, 8> state = kIv;
+  std::array<uint32_t, 8> state = kSha256Iv;
   Rounds(state, w);
   Rounds(state, kPad64Schedule);
   filecoin::Domain out;

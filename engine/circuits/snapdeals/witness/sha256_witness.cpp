@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 
-#include "engine/circuits/snapdeals/gadgets/sha256.hpp"  // round constants, IV
+#include "engine/circuits/snapdeals/native/sha256_constants.hpp"
 
 namespace cuzk::snapdeals::witness {
 namespace {
@@ -213,7 +213,7 @@ std::array<Word, 8> Compress(const std::array<Word, 16>& block, const std::array
     Word s1 = Xor(Rotr(new_e, 6), Rotr(new_e, 11), e);
     s1 = Xor(s1, Rotr(new_e, 25), e);
     const Word ch = Ch(new_e, f, g, e);
-    const Word k = Constant(gadgets::kSha256RoundConstants[i]);
+    const Word k = Constant(kSha256RoundConstants[i]);
     const Word new_a = Compute(a, e);
     Word s0 = Xor(Rotr(new_a, 2), Rotr(new_a, 13), e);
     s0 = Xor(s0, Rotr(new_a, 22), e);
@@ -261,7 +261,7 @@ Fr TreeDHashWitness(const Fr& left, const Fr& right, Fr* out) {
     block[i] = {v, (i == 7 || i == 15) ? 0x80u : 0u, 0};
   }
   std::array<Word, 8> state;
-  for (unsigned i = 0; i < 8; ++i) state[i] = Constant(gadgets::kSha256Iv[i]);
+  for (unsigned i = 0; i < 8; ++i) state[i] = Constant(kSha256Iv[i]);
   state = Compress(block, state, e);
   // Block 2: padding of a 512-bit message, all constants.
   std::array<Word, 16> pad;
