@@ -23,6 +23,18 @@ struct CommandRegistrar {
   CommandRegistrar(std::string name, CommandSetup setup) { CommandList().emplace_back(std::move(name), std::move(setup)); }
 };
 
+// The group `name` of subcommands ("snap", "groth16"): created, with its description, by the first
+// file that asks for it, so that several files can add commands to one group.
+inline CLI::App* CommandGroup(CLI::App& app, const std::string& name, const std::string& description) {
+  try {
+    return app.get_subcommand(name);
+  } catch (const CLI::OptionNotFound&) {
+    auto* group = app.add_subcommand(name, description);
+    group->require_subcommand(1);
+    return group;
+  }
+}
+
 // Exit code a command's callback asks main to return (0 unless set).
 inline int& CommandExitCode() {
   static int code = 0;

@@ -4,12 +4,12 @@
 
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "engine/filecoin/base64.hpp"
 #include "engine/filecoin/commitment.hpp"
+#include "tools/common/file_io.hpp"
 
 namespace cuzk::bench::client {
 
@@ -30,28 +30,19 @@ std::unique_ptr<v1::ProvingEngine::Stub> Connect(const std::string& addr) {
 }
 
 namespace {
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-}
 std::string Raw(const filecoin::Domain& d) { return std::string(d.begin(), d.end()); }
 }  // namespace
 
 v1::SubmitProofRequest SnapRequestFromDir(const std::string& dir) {
   v1::SubmitProofRequest r;
   r.set_proof_kind(v1::SNAP_DEALS_UPDATE);
-  const auto sector = ReadJson(dir + "/sector.json");
+  const auto sector = tools::ReadJsonFile(dir + "/sector.json");
   r.set_sector_size(sector.at("sector_size").get<uint64_t>());
-  const auto comms = ReadJson(dir + "/commitments.json");
+  const auto comms = tools::ReadJsonFile(dir + "/commitments.json");
   r.set_comm_r_old(Raw(filecoin::DomainFromHex(comms.at("comm_r_old").get<std::string>(), "comm_r_old")));
   r.set_comm_r_new(Raw(filecoin::DomainFromHex(comms.at("comm_r_new").get<std::string>(), "comm_r_new")));
   r.set_comm_d_new(Raw(filecoin::DomainFromHex(comms.at("comm_d_new").get<std::string>(), "comm_d_new")));
-  for (const auto& p : ReadJson(dir + "/vanilla_proofs.json")) {
+  for (const auto& p : tools::ReadJsonFile(dir + "/vanilla_proofs.json")) {
     const std::vector<uint8_t> bytes = filecoin::Base64Decode(p.get<std::string>());
     r.add_vanilla_proofs(std::string(bytes.begin(), bytes.end()));
   }

@@ -8,10 +8,11 @@
 // Curio does). Prints the daemon's timings; exit 0 COMPLETED, 1 otherwise.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tools/cuzk-bench/client_common.hpp"
+#include "tools/common/file_io.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -50,13 +51,10 @@ void Single(const SingleArgs& a) {
     if (!a.json) std::fprintf(stderr, "job %s queued at position %u\n", job_id.c_str(), s.queue_position());
     result = client::AwaitWithProgress(*stub, job_id, std::chrono::seconds(a.timeout_s), a.json);
   }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall_s = tools::SecondsSince(t0);
   const bool ok = result.status() == v1::AwaitProofResponse::COMPLETED;
   if (ok && !a.out.empty()) {
-    std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
-    f.write(result.proof().data(), std::streamsize(result.proof().size()));
-    f.close();
-    if (!f) throw std::runtime_error("cannot write " + a.out);
+    tools::WriteFileText(a.out, result.proof());
   }
   if (a.json) {
     nlohmann::json j = {{"job_id", job_id},           {"status", client::StatusName(result.status())},

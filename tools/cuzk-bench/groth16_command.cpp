@@ -22,6 +22,7 @@
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/util/parallel.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -29,8 +30,6 @@ namespace {
 
 namespace synthetic = circuits::synthetic;
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Groth16Args {
   std::vector<unsigned> log_sizes;
@@ -50,41 +49,41 @@ int RunGroth16(const Groth16Args& a) {
     r["threads"] = util::ResolveThreads(a.threads);
     auto t0 = Clock::now();
     r1cs::CompiledCircuit c = synthetic::Record(p, /*record_names=*/false);
-    r["record_s"] = Since(t0);
+    r["record_s"] = tools::SecondsSince(t0);
     r["constraints"] = c.num_constraints();
     r["aux"] = c.num_aux;
     r["nonzeros"] = c.a.nonzeros() + c.b.nonzeros() + c.c.nonzeros();
     t0 = Clock::now();
     groth16::ProvingKey pk = groth16::GenerateParameters(c, {.threads = a.threads});
-    r["setup_s"] = Since(t0);
+    r["setup_s"] = tools::SecondsSince(t0);
     groth16::CpuBackend cpu({.threads = a.threads});
     auto pvk = groth16::PrepareVerifyingKey(pk.vk);
     double best_witness = 1e300, best_abc = 1e300, best_start = 1e300, best_finish = 1e300, best_prove = 1e300;
     for (unsigned run = 0; run < a.runs; ++run) {
       t0 = Clock::now();
       r1cs::Assignment z = synthetic::Witness(p, run + 1);
-      best_witness = std::min(best_witness, Since(t0));
+      best_witness = std::min(best_witness, tools::SecondsSince(t0));
       std::vector<ff::Fr> x = z.PublicInputs();
       auto tp = Clock::now();
       t0 = tp;
       groth16::ProverInput in = groth16::PrepareProverInput(pk, c, std::move(z), {.threads = a.threads});
-      double abc = Since(t0);
+      double abc = tools::SecondsSince(t0);
       t0 = Clock::now();
       std::vector<groth16::PendingProof> pending = cpu.ProveStart(pk, std::span(&in, 1));
-      double start = Since(t0);
+      double start = tools::SecondsSince(t0);
       t0 = Clock::now();
       groth16::OsRng rng;
       groth16::Proof proof =
           cpu.ProveFinish(pk, std::move(pending[0]), ff::Fr::Random(rng), ff::Fr::Random(rng));
-      double finish = Since(t0);
-      double prove = Since(tp);
+      double finish = tools::SecondsSince(t0);
+      double prove = tools::SecondsSince(tp);
       best_abc = std::min(best_abc, abc);
       best_start = std::min(best_start, start);
       best_finish = std::min(best_finish, finish);
       best_prove = std::min(best_prove, prove);
       t0 = Clock::now();
       bool ok = groth16::Verify(pvk, proof, x);
-      r["verify_s"] = Since(t0);
+      r["verify_s"] = tools::SecondsSince(t0);
       if (!ok) {
         std::fprintf(stderr, "groth16: proof at 2^%u did not verify\n", k);
         rc = 1;

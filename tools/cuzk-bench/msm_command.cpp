@@ -32,6 +32,7 @@
 #include "engine/ff/fr.hpp"
 #include "engine/msm/msm.hpp"
 #include "engine/util/parallel.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -59,14 +60,6 @@ std::string LoadAverage() {
   std::string a, b, c;
   f >> a >> b >> c;
   return a + " " + b + " " + c;
-}
-
-// CPU time of the whole process (all threads): on a shared machine it tells how much of the wall
-// time the MSM actually ran.
-double ProcessCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
 }
 
 // Nanoseconds per Fp multiplication (4 independent chains) right now: on a shared machine it says
@@ -178,11 +171,11 @@ int RunMsm(const MsmArgs& args) {
   ec::JacobianPoint<C> result;
   std::vector<double> times_ms, cpu_ms;
   for (unsigned run = 0; run < args.warmups + args.runs; ++run) {
-    const double cpu_start = ProcessCpuMs();
+    const double cpu_start = tools::ProcessCpuMs();
     auto start = std::chrono::steady_clock::now();
     result = Api::Msm(bases, scalars, options);
     auto stop = std::chrono::steady_clock::now();
-    const double cpu_stop = ProcessCpuMs();
+    const double cpu_stop = tools::ProcessCpuMs();
     if (run >= args.warmups) {
       times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
       cpu_ms.push_back(cpu_stop - cpu_start);

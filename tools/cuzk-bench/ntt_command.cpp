@@ -26,6 +26,7 @@
 #include "engine/ff/fr.hpp"
 #include "engine/poly/ntt.hpp"
 #include "engine/util/parallel.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -131,18 +132,6 @@ bool SampledCheck(unsigned log_n, bool inverse, bool coset, const std::vector<Fr
   return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
 }
 
-double ProcessCpuMs() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 int RunNtt(const NttArgs& args) {
   const size_t n = size_t(1) << args.log_size;
   const unsigned threads = util::ResolveThreads(args.threads);
@@ -155,11 +144,11 @@ int RunNtt(const NttArgs& args) {
   std::vector<double> times_ms, cpu_ms;
   for (unsigned run = 0; run < args.warmups + args.runs; ++run) {
     std::copy(input.begin(), input.end(), work.begin());
-    const double cpu_start = ProcessCpuMs();
+    const double cpu_start = tools::ProcessCpuMs();
     auto start = std::chrono::steady_clock::now();
     op.apply(work, options);
     auto stop = std::chrono::steady_clock::now();
-    const double cpu_stop = ProcessCpuMs();
+    const double cpu_stop = tools::ProcessCpuMs();
     if (run >= args.warmups) {
       times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
       cpu_ms.push_back(cpu_stop - cpu_start);
@@ -178,7 +167,7 @@ int RunNtt(const NttArgs& args) {
 
   std::vector<double> sorted = times_ms;
   std::sort(sorted.begin(), sorted.end());
-  const double median = Median(times_ms);
+  const double median = tools::Median(times_ms);
   const double butterflies = double(n / 2) * args.log_size;
 
   nlohmann::json out;
@@ -198,7 +187,7 @@ int RunNtt(const NttArgs& args) {
   // CPU time of all threads during each timed run: on a shared machine, wall
   // time above cpu_ms / threads means the threads were waiting for a core.
   out["cpu_ms"] = cpu_ms;
-  out["median_cpu_ms"] = Median(cpu_ms);
+  out["median_cpu_ms"] = tools::Median(cpu_ms);
   out["ns_per_butterfly"] = butterflies > 0 ? median * 1e6 / butterflies : 0;
   out["check"] = pass ? "pass" : "fail";
   out["check_round_trip"] = round_trip_ok ? "pass" : "fail";

@@ -41,6 +41,7 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/util/parallel.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -58,13 +59,6 @@ struct CompareArgs {
   bool skip_single_thread = false;
   bool json = false;
 };
-
-double Ms(Clock::time_point since) { return std::chrono::duration<double, std::milli>(Clock::now() - since).count(); }
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -96,7 +90,7 @@ OurTimes TimeOurProver(const snarkjs::ZkeyFile& zkey, const snarkjs::R1csFile& r
     r1cs::Assignment copy = z;
     auto t0 = Clock::now();
     groth16::Proof proof = groth16::Prove(cpu, zkey.pk, r1cs.circuit, std::move(copy), options);
-    double ms = Ms(t0);
+    double ms = tools::MsSince(t0);
     if (i > 0) t.ms.push_back(ms);
     if (i == runs) t.verified = groth16::Verify(pvk, proof, pub);
   }
@@ -120,7 +114,7 @@ int RunCompare(const CompareArgs& args) {
   r1cs::Assignment z = snarkjs::WitnessToAssignment(r1cs, snarkjs::ReadWtns(wtns_path), wtns_path, args.threads);
   snarkjs::ZkeyFile zkey = snarkjs::ReadZkey(zkey_path, {.threads = args.threads});
   snarkjs::CheckZkeyMatchesR1cs(zkey, r1cs);
-  double load_ms = Ms(t_load);
+  double load_ms = tools::MsSince(t_load);
   groth16::PreparedVerifyingKey pvk = groth16::PrepareVerifyingKey(zkey.pk.vk);
   const unsigned threads = util::ResolveThreads(args.threads);
 
@@ -139,7 +133,7 @@ int RunCompare(const CompareArgs& args) {
     auto t0 = Clock::now();
     Run(Quote(snarkjs_cli.string()) + " groth16 prove " + Quote(zkey_path) + " " + Quote(wtns_path) + " " +
         Quote(proof_out) + " " + Quote(public_out));
-    cli_ms.push_back(Ms(t0));
+    cli_ms.push_back(tools::MsSince(t0));
     groth16::Proof p = snarkjs::ParseProofJson(snarkjs::ReadFileText(proof_out), proof_out);
     std::vector<ff::Fr> sp = snarkjs::ParsePublicSignalsJson(snarkjs::ReadFileText(public_out), public_out);
     snarkjs_verified = snarkjs_verified && sp == pub && groth16::Verify(pvk, p, pub);
@@ -153,7 +147,7 @@ int RunCompare(const CompareArgs& args) {
   warm_ms.erase(warm_ms.begin());
 
   // ---- report -----------------------------------------------------------------
-  const double ours_med = Median(ours.ms), cli_med = Median(cli_ms), warm_med = Median(warm_ms);
+  const double ours_med = tools::Median(ours.ms), cli_med = tools::Median(cli_ms), warm_med = tools::Median(warm_ms);
   const bool pass = ours.verified && (ours_1t.ms.empty() || ours_1t.verified) && snarkjs_verified;
   nlohmann::ordered_json out;
   out["bench"] = "snarkjs-compare";
@@ -170,7 +164,7 @@ int RunCompare(const CompareArgs& args) {
   out["cuzk_prove_median_ms"] = ours_med;
   if (!ours_1t.ms.empty()) {
     out["cuzk_prove_1thread_ms"] = ours_1t.ms;
-    out["cuzk_prove_1thread_median_ms"] = Median(ours_1t.ms);
+    out["cuzk_prove_1thread_median_ms"] = tools::Median(ours_1t.ms);
   }
   out["snarkjs_cli_ms"] = cli_ms;
   out["snarkjs_cli_median_ms"] = cli_med;
@@ -190,7 +184,7 @@ int RunCompare(const CompareArgs& args) {
     std::printf("  cuzk load (r1cs + wtns + zkey, checked)      %9.1f ms\n", load_ms);
     std::printf("  cuzk prove, %2u threads (median of %u)        %9.1f ms\n", threads, args.runs, ours_med);
     if (!ours_1t.ms.empty()) {
-      std::printf("  cuzk prove,  1 thread  (median of %u)        %9.1f ms\n", args.runs, Median(ours_1t.ms));
+      std::printf("  cuzk prove,  1 thread  (median of %u)        %9.1f ms\n", args.runs, tools::Median(ours_1t.ms));
     }
     std::printf("  snarkjs groth16.prove warm, %2d threads      %9.1f ms (first call %.1f ms)\n",
                 warm["threads"].get<int>(), warm_med, first_ms);

@@ -25,6 +25,7 @@
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -58,10 +59,6 @@ struct Split {
   }
 };
 
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 int RunWitnessStats(const WitnessStatsArgs& a) {
   const uint64_t bytes = filecoin::ParseSectorSize(a.sector_size);
   auto t0 = std::chrono::steady_clock::now();
@@ -70,12 +67,12 @@ int RunWitnessStats(const WitnessStatsArgs& a) {
   opt.seed = a.seed;
   opt.partitions = {a.partition};
   const snapdeals::TestSector sector = snapdeals::GenerateTestSector(opt);
-  const double t_sector = Since(t0);
+  const double t_sector = tools::SecondsSince(t0);
   t0 = std::chrono::steady_clock::now();
   const snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(sector.shape, a.partition, sector.commitments,
                                                                    sector.partition_proofs[0]);
   const r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(sector.shape, w);
-  const double t_witness = Since(t0);
+  const double t_witness = tools::SecondsSince(t0);
 
   Split aux, sec_a, sec_b;
   for (size_t i = z.num_inputs; i < z.values.size(); ++i) aux.Add(z.values[i]);
@@ -95,7 +92,7 @@ int RunWitnessStats(const WitnessStatsArgs& a) {
     }
     out["a"] = sec_a.ToJson();
     out["b"] = sec_b.ToJson();
-    out["compile_s"] = Since(t0);
+    out["compile_s"] = tools::SecondsSince(t0);
   }
   if (a.json) {
     std::printf("%s\n", out.dump().c_str());

@@ -19,9 +19,7 @@
 // same for setup and prove.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -35,6 +33,8 @@
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "tools/common/command_registry.hpp"
+#include "tools/common/file_io.hpp"
+#include "tools/common/timing.hpp"
 
 namespace cuzk::tools {
 namespace {
@@ -42,28 +42,6 @@ namespace {
 using ff::Fr;
 using nlohmann::json;
 namespace synthetic = circuits::synthetic;
-
-// Thrown for input that cannot be used: exit code 2.
-struct UnusableInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UnusableInput("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void WriteAll(const std::string& path, std::span<const uint8_t> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
 
 // Canonical integer -> decimal (repeated division by 10 of the limbs).
 std::string FrToDecimal(const Fr& x) {
@@ -102,7 +80,7 @@ Fr FrFromDecimal(const std::string& s, const std::string& where) {
 }
 
 std::vector<Fr> ReadPublicInputs(const std::string& path) {
-  std::vector<uint8_t> bytes = ReadAll(path);
+  std::vector<uint8_t> bytes = ReadFileBytes(path);
   json j;
   try {
     j = json::parse(bytes.begin(), bytes.end());
@@ -119,13 +97,7 @@ std::vector<Fr> ReadPublicInputs(const std::string& path) {
 }
 
 CLI::App* SyntheticGroup(CLI::App& app) {
-  try {
-    return app.get_subcommand("synthetic");
-  } catch (const CLI::OptionNotFound&) {
-    auto* g = app.add_subcommand("synthetic", "Groth16 setup/prove/verify on the synthetic circuit, bellperson files");
-    g->require_subcommand(1);
-    return g;
-  }
+  return CommandGroup(app, "synthetic", "Groth16 setup/prove/verify on the synthetic circuit, bellperson files");
 }
 
 struct CircuitArgs {
@@ -147,7 +119,7 @@ r1cs::CompiledCircuit RecordTimed(const CircuitArgs& a) {
   r1cs::CompiledCircuit c = synthetic::Record(a.Params(), /*record_names=*/true);
   std::fprintf(stderr, "record: %llu constraints, %llu inputs, %llu aux in %.3f s\n",
                (unsigned long long)c.num_constraints(), (unsigned long long)c.num_inputs,
-               (unsigned long long)c.num_aux, Since(t0));
+               (unsigned long long)c.num_aux, SecondsSince(t0));
   return c;
 }
 
@@ -162,11 +134,11 @@ CommandRegistrar kSyntheticSetup("synthetic setup", [](CLI::App& app) {
     r1cs::CompiledCircuit c = RecordTimed(*args);
     auto t0 = std::chrono::steady_clock::now();
     groth16::ProvingKey pk = groth16::GenerateParameters(c, {.threads = args->threads});
-    std::fprintf(stderr, "setup: %.3f s\n", Since(t0));
+    std::fprintf(stderr, "setup: %.3f s\n", SecondsSince(t0));
     t0 = std::chrono::steady_clock::now();
     groth16::WriteParams(pk, *params, args->threads);
     groth16::WriteVerifyingKey(pk.vk, *vk);
-    std::fprintf(stderr, "write: %.3f s (%llu bytes)\n", Since(t0),
+    std::fprintf(stderr, "write: %.3f s (%llu bytes)\n", SecondsSince(t0),
                  (unsigned long long)groth16::ParamsShape::Of(pk).FileBytes());
   });
 });
@@ -186,22 +158,21 @@ CommandRegistrar kSyntheticProve("synthetic prove", [](CLI::App& app) {
     r1cs::CompiledCircuit c = RecordTimed(*args);
     auto t0 = std::chrono::steady_clock::now();
     groth16::ProvingKey pk = groth16::ReadParamsForCircuit(*params, c, {.threads = args->threads});
-    std::fprintf(stderr, "read params: %.3f s\n", Since(t0));
+    std::fprintf(stderr, "read params: %.3f s\n", SecondsSince(t0));
     t0 = std::chrono::steady_clock::now();
     r1cs::Assignment z = synthetic::Witness(args->Params(), *seed);
     std::vector<Fr> x = z.PublicInputs();
-    std::fprintf(stderr, "witness: %.3f s\n", Since(t0));
+    std::fprintf(stderr, "witness: %.3f s\n", SecondsSince(t0));
     t0 = std::chrono::steady_clock::now();
     groth16::CpuBackend cpu({.threads = args->threads});
     groth16::Proof proof = groth16::Prove(cpu, pk, c, std::move(z), {.threads = args->threads});
-    std::fprintf(stderr, "prove: %.3f s\n", Since(t0));
+    std::fprintf(stderr, "prove: %.3f s\n", SecondsSince(t0));
     groth16::ProofBytes bytes = groth16::EncodeProof(proof);
-    WriteAll(*proof_out, bytes);
+    WriteFileBytes(*proof_out, bytes);
     json pub = json::array();
     for (const Fr& v : x) pub.push_back(FrToDecimal(v));
     std::string text = pub.dump(1) + "\n";
-    WriteAll(public_out->empty() ? *proof_out + ".public.json" : *public_out,
-             std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    WriteFileText(public_out->empty() ? *proof_out + ".public.json" : *public_out, text);
   });
 });
 
@@ -226,7 +197,7 @@ CommandRegistrar kSyntheticVerify("synthetic verify", [](CLI::App& app) {
         throw UnusableInput(*public_path + " has " + std::to_string(x.size()) + " public inputs, the key expects " +
                             std::to_string(vk.ic.size() - 1));
       }
-      std::vector<uint8_t> bytes = ReadAll(*proof_path);
+      std::vector<uint8_t> bytes = ReadFileBytes(*proof_path);
       if (bytes.empty() || bytes.size() % groth16::kProofBytes) {
         throw UnusableInput(*proof_path + " is " + std::to_string(bytes.size()) + " bytes, not a multiple of 192");
       }

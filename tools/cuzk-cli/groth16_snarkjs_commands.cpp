@@ -29,23 +29,14 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "tools/common/command_registry.hpp"
+#include "tools/common/timing.hpp"
 
 namespace cuzk::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
-
-CLI::App* Groth16Group(CLI::App& app) {
-  try {
-    return app.get_subcommand("groth16");
-  } catch (const CLI::OptionNotFound&) {
-    auto* g = app.add_subcommand("groth16", "Groth16 proving and verification");
-    g->require_subcommand(1);
-    return g;
-  }
-}
+CLI::App* Groth16Group(CLI::App& app) { return CommandGroup(app, "groth16", "Groth16 proving and verification"); }
 
 struct ProveArgs {
   std::string r1cs, zkey, wtns, proof_out, public_out, sym;
@@ -65,7 +56,7 @@ void Prove(const ProveArgs& args) {
   snarkjs::ZkeyFile zkey =
       snarkjs::ReadZkey(args.zkey, {.check_subgroup = args.check_subgroup, .threads = args.threads});
   snarkjs::CheckZkeyMatchesR1cs(zkey, r1cs);
-  double load_s = Seconds(t0);
+  double load_s = SecondsSince(t0);
 
   auto t1 = Clock::now();
   std::vector<ff::Fr> public_signals = z.PublicInputs();
@@ -73,7 +64,7 @@ void Prove(const ProveArgs& args) {
   // WitnessToAssignment has checked every constraint already.
   groth16::Proof proof =
       groth16::Prove(cpu, zkey.pk, r1cs.circuit, std::move(z), {.threads = args.threads, .check_satisfied = false});
-  double prove_s = Seconds(t1);
+  double prove_s = SecondsSince(t1);
 
   snarkjs::WriteFileText(args.proof_out, snarkjs::ProofToJson(proof));
   snarkjs::WriteFileText(args.public_out, snarkjs::PublicSignalsToJson(public_signals));

@@ -25,11 +25,8 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -54,6 +51,8 @@
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "tools/common/command_registry.hpp"
+#include "tools/common/file_io.hpp"
+#include "tools/common/timing.hpp"
 
 namespace cuzk::tools {
 namespace {
@@ -62,43 +61,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using snapdeals::CircuitWitness;
 
-// Input that cannot be used: verify exits 2 (other commands: the tool's main does).
-struct UnusableInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-CLI::App* SnapGroup(CLI::App& app) {
-  try {
-    return app.get_subcommand("snap");
-  } catch (const CLI::OptionNotFound&) {
-    auto* snap = app.add_subcommand("snap", "SnapDeals (EmptySectorUpdate) tools");
-    snap->require_subcommand(1);
-    return snap;
-  }
-}
-
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// CPU seconds of the whole process (all threads): on a shared machine the
-// wall clock says more about the neighbours than about the code.
-double CpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
-
-std::vector<uint8_t> ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UnusableInput("cannot read " + path.string());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-json ReadJson(const fs::path& path) {
-  std::vector<uint8_t> bytes = ReadAll(path);
-  try {
-    return json::parse(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    throw UnusableInput(path.string() + ": " + e.what());
-  }
-}
+CLI::App* SnapGroup(CLI::App& app) { return CommandGroup(app, "snap", "SnapDeals (EmptySectorUpdate) tools"); }
 
 // A gen-vanilla directory: sector.json, commitments.json, vanilla_proofs.json.
 struct VanillaDir {
@@ -110,15 +73,15 @@ struct VanillaDir {
 VanillaDir ReadVanillaDir(const fs::path& dir, bool with_proofs) {
   VanillaDir v;
   try {
-    json sector = ReadJson(dir / "sector.json");
+    json sector = ReadJsonFile(dir / "sector.json");
     v.shape = filecoin::SectorShape::FromSectorSize(sector.at("sector_size").get<uint64_t>());
     if (sector.contains("h")) v.shape = v.shape.WithH(sector.at("h").get<unsigned>());
-    json comms = ReadJson(dir / "commitments.json");
+    json comms = ReadJsonFile(dir / "commitments.json");
     v.commitments.comm_r_old = filecoin::DomainFromHex(comms.at("comm_r_old").get<std::string>(), "comm_r_old");
     v.commitments.comm_d_new = filecoin::DomainFromHex(comms.at("comm_d_new").get<std::string>(), "comm_d_new");
     v.commitments.comm_r_new = filecoin::DomainFromHex(comms.at("comm_r_new").get<std::string>(), "comm_r_new");
     if (!with_proofs) return v;
-    json proofs = ReadJson(dir / "vanilla_proofs.json");
+    json proofs = ReadJsonFile(dir / "vanilla_proofs.json");
     if (!proofs.is_array() || proofs.size() != v.shape.partitions) {
       throw UnusableInput("vanilla_proofs.json: expected an array of " + std::to_string(v.shape.partitions) +
                           " base64 strings for a " + v.shape.Name() + " sector");
@@ -161,7 +124,7 @@ r1cs::CompiledCircuit CompileTimed(const filecoin::SectorShape& shape) {
   auto t0 = std::chrono::steady_clock::now();
   r1cs::CompiledCircuit c = snapdeals::CompileEmptySectorUpdate(shape);
   std::fprintf(stderr, "compile %s circuit: %llu constraints, %llu aux (%.2f s)\n", shape.Name().c_str(),
-               (unsigned long long)c.num_constraints(), (unsigned long long)c.num_aux, Since(t0));
+               (unsigned long long)c.num_constraints(), (unsigned long long)c.num_aux, SecondsSince(t0));
   return c;
 }
 
@@ -182,7 +145,7 @@ void CircuitInfo(const InfoArgs& a) {
   } else {
     d.counts = snapdeals::CountEmptySectorUpdate(shape);
   }
-  const double seconds = Since(t0);
+  const double seconds = SecondsSince(t0);
   const auto& c = d.counts;
   if (a.json) {
     json j = {{"constraints", c.constraints}, {"inputs", c.inputs}, {"aux", c.aux}, {"domain_log2", c.DomainLog2()}};
@@ -233,11 +196,11 @@ void Setup(const SetupArgs& a) {
   if (a.gpu) throw std::runtime_error("--gpu: this cuzk-cli was built without CUDA");
 #endif
   groth16::ProvingKey pk = groth16::GenerateParameters(circuit, options);
-  std::fprintf(stderr, "setup: domain 2^%u, %.2f s\n", unsigned(std::bit_width(pk.domain_size()) - 1), Since(t0));
+  std::fprintf(stderr, "setup: domain 2^%u, %.2f s\n", unsigned(std::bit_width(pk.domain_size()) - 1), SecondsSince(t0));
   t0 = std::chrono::steady_clock::now();
   groth16::WriteParams(pk, files.params.string(), a.threads);
   groth16::WriteVerifyingKey(pk.vk, files.vk.string());
-  std::fprintf(stderr, "write: %.2f s\n", Since(t0));
+  std::fprintf(stderr, "write: %.2f s\n", SecondsSince(t0));
   std::printf("%s\n%s\n", files.params.string().c_str(), files.vk.string().c_str());
 }
 
@@ -260,24 +223,21 @@ void Prove(const ProveArgs& a) {
   groth16::ParamsReadOptions read_options;
   read_options.threads = a.threads;
   groth16::ProvingKey pk = groth16::ReadParamsForCircuit(files.params.string(), circuit, read_options);
-  std::fprintf(stderr, "read %s: %.2f s\n", files.params.filename().string().c_str(), Since(t0));
+  std::fprintf(stderr, "read %s: %.2f s\n", files.params.filename().string().c_str(), SecondsSince(t0));
   groth16::CpuBackend cpu({.threads = a.threads});
   std::vector<uint8_t> out;
   for (unsigned k : ks) {
     t0 = std::chrono::steady_clock::now();
     CircuitWitness w = snapdeals::MakeCircuitWitness(v.shape, k, v.commitments, v.proofs[k]);
     r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(v.shape, w, {.threads = a.threads});
-    const double t_witness = Since(t0);
+    const double t_witness = SecondsSince(t0);
     t0 = std::chrono::steady_clock::now();
     groth16::Proof proof = groth16::Prove(cpu, pk, circuit, std::move(z), {.threads = a.threads});
-    std::fprintf(stderr, "partition %u: witness %.2f s, prove %.2f s\n", k, t_witness, Since(t0));
+    std::fprintf(stderr, "partition %u: witness %.2f s, prove %.2f s\n", k, t_witness, SecondsSince(t0));
     groth16::ProofBytes bytes = groth16::EncodeProof(proof);
     out.insert(out.end(), bytes.begin(), bytes.end());
   }
-  std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(out.data()), std::streamsize(out.size()));
-  f.close();
-  if (!f) throw std::runtime_error("cannot write " + a.out);
+  WriteFileBytes(a.out, out);
   std::printf("%s: %zu proof(s), %zu bytes\n", a.out.c_str(), ks.size(), out.size());
 }
 
@@ -301,7 +261,7 @@ void Verify(const VerifyArgs& a) {
     } catch (const std::exception& e) {
       throw UnusableInput(e.what());
     }
-    std::vector<uint8_t> bytes = ReadAll(a.proof);
+    std::vector<uint8_t> bytes = ReadFileBytes(a.proof);
     if (bytes.size() != ks.size() * groth16::kProofBytes) {
       throw UnusableInput(a.proof + " is " + std::to_string(bytes.size()) + " bytes, expected " +
                           std::to_string(ks.size()) + " x 192 for " +
@@ -347,11 +307,11 @@ void Check(const CheckArgs& a) {
     auto failure = snapdeals::CheckEmptySectorUpdate(v.shape, w, &counts, /*stop_at_first_failure=*/true);
     if (failure) {
       std::printf("partition %u: constraint #%llu \"%s\" fails (%.2f s)\n", k, (unsigned long long)failure->index,
-                  failure->name.c_str(), Since(t0));
+                  failure->name.c_str(), SecondsSince(t0));
       all = false;
     } else {
       std::printf("partition %u: all %llu constraints hold (%.2f s)\n", k, (unsigned long long)counts.constraints,
-                  Since(t0));
+                  SecondsSince(t0));
     }
   }
   CommandExitCode() = all ? 0 : 1;
@@ -372,15 +332,15 @@ void Witness(const WitnessArgs& a) {
   for (unsigned k : Partitions(v.shape, a.partition)) {
     CircuitWitness w = snapdeals::MakeCircuitWitness(v.shape, k, v.commitments, v.proofs[k]);
     auto t0 = std::chrono::steady_clock::now();
-    double c0 = CpuSeconds();
+    double c0 = ProcessCpuMs() * 1e-3;
     r1cs::Assignment native = snapdeals::witness::ComputeEmptySectorUpdateWitness(v.shape, w, {.threads = a.threads});
-    std::printf("partition %u: native witness %.3f s wall, %.3f s CPU (%zu values, %u threads)", k, Since(t0),
-                CpuSeconds() - c0, native.values.size(), a.threads);
+    std::printf("partition %u: native witness %.3f s wall, %.3f s CPU (%zu values, %u threads)", k, SecondsSince(t0),
+                ProcessCpuMs() * 1e-3 - c0, native.values.size(), a.threads);
     if (a.compare) {
       t0 = std::chrono::steady_clock::now();
-      c0 = CpuSeconds();
+      c0 = ProcessCpuMs() * 1e-3;
       r1cs::Assignment gadget = snapdeals::SynthesizeEmptySectorUpdateWitness(v.shape, w);
-      std::printf(", gadget witness %.3f s wall, %.3f s CPU", Since(t0), CpuSeconds() - c0);
+      std::printf(", gadget witness %.3f s wall, %.3f s CPU", SecondsSince(t0), ProcessCpuMs() * 1e-3 - c0);
       size_t diff = 0;
       while (diff < native.values.size() && diff < gadget.values.size() && native.values[diff] == gadget.values[diff])
         ++diff;

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +23,8 @@
 #include "engine/filecoin/commitment.hpp"
 #include "engine/filecoin/vanilla_proof_bincode.hpp"
 #include "tools/common/command_registry.hpp"
+#include "tools/common/file_io.hpp"
+#include "tools/common/timing.hpp"
 
 namespace cuzk::tools {
 namespace {
@@ -31,36 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-CLI::App* SnapGroup(CLI::App& app) {
-  try {
-    return app.get_subcommand("snap");
-  } catch (const CLI::OptionNotFound&) {
-    auto* snap = app.add_subcommand("snap", "SnapDeals (EmptySectorUpdate) tools");
-    snap->require_subcommand(1);
-    return snap;
-  }
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-json ReadJson(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
-  }
-}
+CLI::App* SnapGroup(CLI::App& app) { return CommandGroup(app, "snap", "SnapDeals (EmptySectorUpdate) tools"); }
 
 struct GenArgs {
   std::string sector_size;
@@ -103,13 +75,13 @@ void GenVanilla(const GenArgs& a) {
                 {"comm_d_new", filecoin::DomainToHex(s.commitments.comm_d_new)}};
   json sector = {{"sector_size", o.sector_bytes}, {"seed", o.seed}, {"h", s.shape.h}, {"sparse", s.sparse}};
   const fs::path dir(a.out);
-  WriteFile(dir / "vanilla_proofs.json", proofs.dump() + "\n");
-  WriteFile(dir / "commitments.json", comms.dump(2) + "\n");
-  WriteFile(dir / "sector.json", sector.dump(2) + "\n");
+  WriteFileText(dir / "vanilla_proofs.json", proofs.dump() + "\n");
+  WriteFileText(dir / "commitments.json", comms.dump(2) + "\n");
+  WriteFileText(dir / "sector.json", sector.dump(2) + "\n");
   std::printf("snap gen-vanilla: %s sector (%s), seed %llu, h %u: %u partition proofs x %zu bytes%s, %.2f s\n",
               s.shape.Name().c_str(), s.sparse ? "sparse" : "dense", (unsigned long long)o.seed, s.shape.h,
               unsigned(s.partition_proofs.size()), total / s.partition_proofs.size(),
-              o.self_check ? " (self-checked)" : "", Seconds(start));
+              o.self_check ? " (self-checked)" : "", SecondsSince(start));
   std::printf("  comm_r_old %s\n  comm_d_new %s\n  comm_r_new %s\n  -> %s\n", comms["comm_r_old"].get<std::string>().c_str(),
               comms["comm_d_new"].get<std::string>().c_str(), comms["comm_r_new"].get<std::string>().c_str(),
               a.out.c_str());
@@ -130,7 +102,7 @@ void VerifyVanilla(const VerifyArgs& a) {
     sector_bytes = filecoin::ParseSectorSize(a.sector_size);
   }
   if (fs::exists(dir / "sector.json")) {
-    json sector = ReadJson(dir / "sector.json");
+    json sector = ReadJsonFile(dir / "sector.json");
     if (!sector_bytes) sector_bytes = sector.at("sector_size").get<uint64_t>();
     if (!h && sector.contains("h")) h = sector.at("h").get<unsigned>();
   }
@@ -138,13 +110,13 @@ void VerifyVanilla(const VerifyArgs& a) {
   auto shape = filecoin::SectorShape::FromSectorSize(sector_bytes);
   if (h) shape = shape.WithH(h);
 
-  json comms = ReadJson(dir / "commitments.json");
+  json comms = ReadJsonFile(dir / "commitments.json");
   filecoin::Commitments c;
   c.comm_r_old = filecoin::DomainFromHex(comms.at("comm_r_old").get<std::string>(), "comm_r_old");
   c.comm_d_new = filecoin::DomainFromHex(comms.at("comm_d_new").get<std::string>(), "comm_d_new");
   c.comm_r_new = filecoin::DomainFromHex(comms.at("comm_r_new").get<std::string>(), "comm_r_new");
 
-  json proofs = ReadJson(dir / "vanilla_proofs.json");
+  json proofs = ReadJsonFile(dir / "vanilla_proofs.json");
   if (!proofs.is_array() || proofs.size() != shape.partitions) {
     throw std::invalid_argument("vanilla_proofs.json: expected an array of " + std::to_string(shape.partitions) +
                                 " base64 strings for a " + shape.Name() + " sector");
@@ -160,7 +132,7 @@ void VerifyVanilla(const VerifyArgs& a) {
     snapdeals::VerifyPartitionProof(shape, k, c, proof);
   }
   std::printf("snap verify-vanilla: %s, %u partitions OK (%.2f s)\n", shape.Name().c_str(), shape.partitions,
-              Seconds(start));
+              SecondsSince(start));
 }
 
 // Errors are reported by the tool's main (exit code 2) with their message.

@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the cuzk-gpu-bench commands: argument parsing,
-// timing statistics, random field data. No dependencies beyond the C++
-// library, so the binary runs on a bare GPU host.
+// random field data, and the timing statistics of tools/common/timing.hpp. No
+// dependencies beyond the C++ library, so the binary runs on a bare GPU host.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -13,8 +13,15 @@
 #include <vector>
 
 #include "engine/util/parallel.hpp"
+#include "tools/common/timing.hpp"
 
 namespace cuzk::gpubench {
+
+// Timing helpers shared with the other tools (header-only, C++ library only).
+using tools::MsSince;
+using tools::SecondsSince;
+using tools::Stats;
+using tools::Summarize;
 
 // --name value / --flag arguments after the command name.
 class Args {
@@ -78,10 +85,6 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
-struct Stats {
-  double median = 0, min = 0, max = 0;
-};
-
 // One line of `kernels`' closing table, added by the ntt and msm runners.
 struct SummaryRow {
   std::string what;      // "G1 MSM", "NTT forward", "H2D pinned"
@@ -92,15 +95,6 @@ struct SummaryRow {
   std::string check;     // "PASS (...)" or "FAIL (...)"
 };
 using Summary = std::vector<SummaryRow>;
-inline Stats Summarize(std::vector<double> v) {
-  Stats s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  s.min = v.front();
-  s.max = v.back();
-  return s;
-}
 
 // Uniform random field elements, generated in parallel from per-chunk seeds.
 template <class F>

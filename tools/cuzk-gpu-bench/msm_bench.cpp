@@ -46,10 +46,6 @@ const std::map<unsigned, double> kSpparkG2 = {{20, 48.4}, {22, 139.7}};
 ec::G1Jacobian CpuMsm(std::span<const ec::G1Affine> b, std::span<const ff::Fr> s) { return msm::MsmG1(b, s); }
 ec::G2Jacobian CpuMsm(std::span<const ec::G2Affine> b, std::span<const ff::Fr> s) { return msm::MsmG2(b, s); }
 
-double MsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 template <class C>
 struct StructuredBases {
   size_t chunk_points = 0;

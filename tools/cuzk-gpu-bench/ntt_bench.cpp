@@ -49,10 +49,6 @@ struct Row {
   std::string check;
 };
 
-double Seconds(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // Times `enqueue` (work on `stream`) with events: warmups, then the median of repeats.
 template <class F>
 Stats TimeOnStream(cudaStream_t stream, int warmups, int repeats, F&& enqueue) {
@@ -103,7 +99,7 @@ int RunNtt(const Args& args, Summary* summary) {
   cuda::NttEngine engine(0);
   auto t0 = std::chrono::steady_clock::now();
   engine.Prepare(max_log);
-  std::printf("twiddle table 2^%u built in %.1f ms\n", max_log - 1, 1e3 * Seconds(t0));
+  std::printf("twiddle table 2^%u built in %.1f ms\n", max_log - 1, 1e3 * SecondsSince(t0));
 
   cuda::Stream stream;
   bool all_ok = true;
@@ -121,7 +117,7 @@ int RunNtt(const Args& args, Summary* summary) {
       poly::Ntt(want_fwd);
       want_coset = input;
       poly::CosetNtt(want_coset);
-      std::printf("2^%u: CPU poly::Ntt + poly::CosetNtt %.2f s\n", log_n, Seconds(t0));
+      std::printf("2^%u: CPU poly::Ntt + poly::CosetNtt %.2f s\n", log_n, SecondsSince(t0));
       if (log_n <= 20) {
         auto plain_fwd = input, plain_coset = input;
         cuda::testing::ReferenceNtt(plain_fwd, cuda::testing::ReferenceNttKind::kForward);
