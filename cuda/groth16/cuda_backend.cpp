@@ -12,11 +12,15 @@
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
 #include "cuda/ntt/ntt.hpp"
+#include "cuda/r1cs/abc_evaluator.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 #include "cuda/runtime/device_info.hpp"
 #include "engine/groth16/h_polynomial.hpp"
+#include "engine/groth16/prover.hpp"
 #include "engine/msm/msm.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
+#include "engine/r1cs/compact_witness.hpp"
 
 namespace cuzk::cuda {
 
@@ -86,6 +90,36 @@ struct SectionBases {
   }
 };
 
+// Shape plus the first and last nonzero of each matrix: a different circuit
+// that reuses a freed circuit's address does not match.
+struct CircuitFingerprint {
+  std::vector<uint64_t> sizes;
+  std::vector<uint32_t> columns;
+  std::vector<ff::Fr> values;
+  bool operator==(const CircuitFingerprint&) const = default;
+};
+
+CircuitFingerprint FingerprintOf(const r1cs::CompiledCircuit& c) {
+  CircuitFingerprint f{.sizes = {c.num_inputs, c.num_aux, c.num_constraints()}};
+  for (const r1cs::CsrMatrix* m : {&c.a, &c.b, &c.c}) {
+    f.sizes.push_back(m->nonzeros());
+    if (m->nonzeros() == 0) continue;
+    f.columns.insert(f.columns.end(), {m->columns.front(), m->columns.back()});
+    f.values.insert(f.values.end(), {m->values.front(), m->values.back()});
+  }
+  return f;
+}
+
+// A circuit's compact form resident on the device for witness-only proofs
+// (cc.Bytes(): 6 B a nonzero, 4 B a row and matrix, the coefficient table).
+struct ResidentCircuit {
+  ResidentCircuit(const r1cs::CompiledCircuit& c, CircuitFingerprint f, const r1cs::CompactCircuit& cc)
+      : host(&c), fingerprint(std::move(f)), device(cc) {}
+  const r1cs::CompiledCircuit* host;
+  CircuitFingerprint fingerprint;
+  DeviceCircuit device;
+};
+
 // The key's bases (G1 96 B a point on the device, G2 192 B; a 32 GiB
 // partition's key ~51 GB in all), resident while they fit in `budget`, in
 // the order below; B_g2 only when it runs on the GPU.
@@ -93,6 +127,7 @@ struct ResidentKey {
   KeyFingerprint fingerprint;
   SectionBases<G1Gpu> h, l, a, b_g1;
   std::optional<SectionBases<G2Gpu>> b_g2;
+  std::unique_ptr<ResidentCircuit> circuit;  // witness-only proofs: the last circuit proved with this key
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
       : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
     if (with_g2) b_g2.emplace(pk.b_g2, budget);
@@ -148,6 +183,7 @@ struct GpuState {
   Event copy_start[3], copy_end[3];  // a/b/c uploads (CudaBackendStats)
   G1Msm msm;
   G2Msm msm_g2;
+  AbcEvaluator abc_eval;  // witness-only proofs
   DeviceBuffer<ff::Fr> abc[3], z;
   std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;
 };
@@ -168,10 +204,13 @@ struct CudaBackend::Impl {
     return device;
   }
 
-  const ResidentKey& Resident(const ProvingKey& pk) {
+  ResidentKey& Resident(const ProvingKey& pk) {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
-    if (it != gpu->keys.end()) gpu->keys.erase(it);  // a different key at a freed key's address
+    if (it != gpu->keys.end()) {  // a different key at a freed key's address
+      gpu->keys.erase(it);
+      stats.resident_circuit_bytes = ResidentCircuitBytes();
+    }
     auto key = std::make_unique<ResidentKey>(pk, options.g2_on_gpu, BasesBudget(pk));
     stats.resident_base_bytes = ResidentBytes() + key->ResidentBytes();
     return *gpu->keys.emplace(&pk, std::move(key)).first->second;
@@ -189,6 +228,50 @@ struct CudaBackend::Impl {
     size_t bytes = 0;
     for (const auto& [key, resident] : gpu->keys) bytes += resident->ResidentBytes();
     return bytes;
+  }
+  size_t ResidentCircuitBytes() const {
+    size_t bytes = 0;
+    for (const auto& [key, resident] : gpu->keys) bytes += resident->circuit ? resident->circuit->device.bytes() : 0;
+    return bytes;
+  }
+
+  // The circuit's compact form on the device, made on the first witness-only
+  // proof with this key and circuit (host compaction: a few hash lookups per
+  // nonzero, multi-threaded; then one upload).
+  const DeviceCircuit& CircuitOnDevice(ResidentKey& key, const r1cs::CompiledCircuit& circuit) {
+    CircuitFingerprint f = FingerprintOf(circuit);
+    if (key.circuit && key.circuit->host == &circuit && key.circuit->fingerprint == f) return key.circuit->device;
+    key.circuit.reset();  // the old one's device memory goes before the new one is uploaded
+    const r1cs::CompactCircuit cc = r1cs::Compact(circuit, {.threads = options.cpu_threads});
+    key.circuit = std::make_unique<ResidentCircuit>(circuit, std::move(f), cc);
+    stats.resident_circuit_bytes = ResidentCircuitBytes();
+    return key.circuit->device;
+  }
+
+  // Witness-only: z and a/b/c made on the device (z in gpu->z, a/b/c in
+  // gpu->abc, m each), every row checked. The host's part is compacting z.
+  void EvaluateOnDevice(ResidentKey& key, const ProvingKey& pk, const ProverInput& input) {
+    using Clock = std::chrono::steady_clock;
+    const r1cs::CompiledCircuit& circuit = *input.circuit;
+    const DeviceCircuit& dc = CircuitOnDevice(key, circuit);
+    const auto t0 = Clock::now();
+    const r1cs::CompactWitness w = r1cs::CompactWitnessOf(input.assignment.values, options.cpu_threads);
+    const auto t1 = Clock::now();
+    const size_t m = pk.domain_size();
+    Reserve(gpu->z, w.num_variables);
+    for (auto& side : gpu->abc) Reserve(side, m);
+    stats.compact_witness_bytes += gpu->abc_eval.ExpandWitness(w, gpu->z.data(), gpu->streams[0]);
+    const std::optional<uint64_t> bad = gpu->abc_eval.EvaluateAbc(dc, gpu->z.data(), gpu->abc[0].data(),
+                                                                  gpu->abc[1].data(), gpu->abc[2].data(), m,
+                                                                  gpu->streams[0]);
+    stats.compact_witness_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    stats.abc_eval_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+    if (bad) {
+      ff::Fr v[3];
+      for (int k = 0; k < 3; ++k) gpu->abc[k].CopyToHost(std::span<ff::Fr>(&v[k], 1), gpu->streams[0], *bad);
+      gpu->streams[0].Synchronize();
+      throw groth16::UnsatisfiedWitnessError({*bad, circuit.RowName(*bad), v[0], v[1], v[2]});
+    }
   }
 
   // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
@@ -209,8 +292,9 @@ struct CudaBackend::Impl {
     input.ReleaseAbc();
   }
 
-  size_t ComputeH(const ProvingKey& pk, ProverInput& input) {
-    const size_t m = input.Abc(0).size();
+  // abc_on_device: a/b/c are in gpu->abc already (witness-only), nothing to upload.
+  size_t ComputeH(const ProvingKey& pk, ProverInput& input, bool abc_on_device) {
+    const size_t m = abc_on_device ? pk.domain_size() : input.Abc(0).size();
     if (pk.h_form != groth16::HQueryForm::kBellperson) {
       input.OwnAbc();  // the CPU's H path transforms vectors in place
       std::vector<ff::Fr> h =
@@ -226,12 +310,14 @@ struct CudaBackend::Impl {
     // with pinned host memory, ProverInput::abc_external from the daemon's
     // pool; with pageable memory the host thread stages each copy, but the
     // GPU keeps transforming meanwhile).
-    const bool pinned = IsPageLocked(input.Abc(0).data());
+    const bool pinned = !abc_on_device && IsPageLocked(input.Abc(0).data());
     for (int k = 0; k < 3; ++k) {
-      Reserve(gpu->abc[k], m);
-      gpu->copy_start[k].Record(gpu->streams[k]);
-      gpu->abc[k].CopyFromHost(input.Abc(k), gpu->streams[k]);
-      gpu->copy_end[k].Record(gpu->streams[k]);
+      if (!abc_on_device) {
+        Reserve(gpu->abc[k], m);
+        gpu->copy_start[k].Record(gpu->streams[k]);
+        gpu->abc[k].CopyFromHost(input.Abc(k), gpu->streams[k]);
+        gpu->copy_end[k].Record(gpu->streams[k]);
+      }
       gpu->ntt.Run(NttKind::kInverse, gpu->abc[k].data(), m, gpu->streams[k]);
       gpu->ntt.Run(NttKind::kCosetForward, gpu->abc[k].data(), m, gpu->streams[k]);
       if (k > 0) {
@@ -243,6 +329,7 @@ struct CudaBackend::Impl {
                      gpu->streams[0]);
     gpu->ntt.Run(NttKind::kCosetInverse, gpu->abc[0].data(), m, gpu->streams[0]);
     gpu->streams[0].Synchronize();  // the G1 MSM runs on its own stream
+    if (abc_on_device) return m - 1;
     for (int k = 0; k < 3; ++k) stats.abc_ms += gpu->copy_end[k].ElapsedMsSince(gpu->copy_start[k]);
     stats.abc_bytes += 3 * m * sizeof(ff::Fr);
     if (pinned) stats.abc_pinned_bytes += 3 * m * sizeof(ff::Fr);
@@ -273,14 +360,27 @@ struct CudaBackend::Impl {
   }
 
   PendingProof StartOne(const ProvingKey& pk, ProverInput& input) {
-    const ResidentKey& bases = Resident(pk);
-    const size_t h_count = ComputeH(pk, input);
-    const ff::Fr* z = UploadWitness(input);
-    gpu->streams[1].Synchronize();
-    if (IsPageLocked(input.z_copy.data())) stats.z_pinned_bytes += input.z_copy.size_bytes();
-    Retire(input);  // a/b/c and the z copy: the device has its own now
-    stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
-    stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
+    ResidentKey& bases = Resident(pk);
+    // snarkjs-form keys take their H on the CPU: evaluate there too.
+    if (input.WitnessOnly() && pk.h_form != groth16::HQueryForm::kBellperson) {
+      groth16::EvaluateWitnessOnly(pk, input, options.cpu_threads);
+    }
+    const ff::Fr* z = nullptr;
+    size_t h_count = 0;
+    if (input.WitnessOnly()) {
+      EvaluateOnDevice(bases, pk, input);
+      h_count = ComputeH(pk, input, /*abc_on_device=*/true);
+      z = gpu->z.data();
+      ++stats.witness_only_proofs;
+    } else {
+      h_count = ComputeH(pk, input, /*abc_on_device=*/false);
+      z = UploadWitness(input);
+      gpu->streams[1].Synchronize();
+      if (IsPageLocked(input.z_copy.data())) stats.z_pinned_bytes += input.z_copy.size_bytes();
+      Retire(input);  // a/b/c and the z copy: the device has its own now
+      stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
+      stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
+    }
     ++stats.proofs;
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
@@ -354,6 +454,7 @@ void CudaBackend::ForgetKey(const ProvingKey& pk) {
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
 }
 
 }  // namespace cuzk::cuda

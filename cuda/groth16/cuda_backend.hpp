@@ -33,6 +33,28 @@
 // values are summed apart from the rest (the MSM's bit-witness split,
 // cuda/msm/msm_steps.hpp). ProveStart calls serialize on one mutex (one set
 // of streams and scratch per device).
+//
+// Witness-only inputs (issue 15; groth16::ProveOptions::witness_only, so
+// ProverInput::circuit is set and a/b/c were never evaluated on the host):
+//   - the circuit in compact form (r1cs::Compact: 32-bit CSR, 2-byte
+//     coefficient codes) is uploaded on the first such proof with a key and
+//     kept with the key's bases (ForgetKey drops both; a different circuit
+//     with the same key replaces it). Its device memory is NOT yet counted
+//     in resident_bases_bytes / ProofWorkingSetBytes: Stats().
+//     resident_circuit_bytes says what it takes;
+//   - per proof the host compacts z (r1cs::CompactWitnessOf: 2-bit classes
+//     zero/one/other plus the other values), the device expands it into z
+//     and evaluates a/b/c straight into the NTT buffers (padding written
+//     there, never copied), then checks every row: a row with a b != c
+//     throws groth16::UnsatisfiedWitnessError naming the same row and values
+//     as the CPU path (the lowest failing row);
+//   - the rest (NTTs, MSMs, ProveFinish) is the ordinary path, so proofs are
+//     byte-identical with CpuBackend's for the same r, s.
+// Keys in the snarkjs H form evaluate witness-only inputs on the host
+// (groth16::EvaluateWitnessOnly), as their H runs on the CPU anyway.
+//
+//   cuda::CudaBackend gpu;
+//   groth16::Proof p = groth16::ProveWithRandomness(gpu, pk, circuit, std::move(z), r, s, {.witness_only = true});
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -75,6 +97,12 @@ struct CudaBackendStats {
   uint64_t resident_base_bytes = 0;              // device memory held by keys' bases now
   uint64_t streamed_msms = 0;                    // MSMs whose bases were streamed from host memory
   uint64_t streamed_base_bytes = 0;              // bases converted and copied for them
+  // Witness-only proofs (their a/b/c are not in abc_bytes; their z is not in z_bytes).
+  uint64_t witness_only_proofs = 0;
+  uint64_t compact_witness_bytes = 0;            // classes + chunk ranks + other values, host -> device
+  double compact_witness_ms = 0;                 // host: r1cs::CompactWitnessOf
+  double abc_eval_ms = 0;                        // upload, expansion, a/b/c evaluation and check (host wall clock)
+  uint64_t resident_circuit_bytes = 0;           // device memory held by compact circuits now
 };
 
 class CudaBackend final : public groth16::Backend {

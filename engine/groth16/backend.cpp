@@ -65,6 +65,15 @@ void CheckProverInput(const ProvingKey& pk, const ProverInput& in) {
     Fail("witness has " + N(z.values.size()) + " variables, the key " + N(pk.num_variables()));
   }
   const uint64_t m = pk.domain_size();
+  if (in.WitnessOnly()) {
+    const r1cs::CompiledCircuit& c = *in.circuit;
+    if (c.num_inputs != pk.num_inputs() || c.num_variables() != pk.num_variables()) {
+      Fail("witness-only circuit has " + N(c.num_inputs) + " inputs and " + N(c.num_variables()) +
+           " variables, the key " + N(pk.num_inputs()) + " and " + N(pk.num_variables()));
+    }
+    if (c.num_prover_rows() > m) Fail(N(c.num_prover_rows()) + " rows do not fit the key's domain of " + N(m));
+    return;
+  }
   if (in.Abc(0).size() != m || in.Abc(1).size() != m || in.Abc(2).size() != m) {
     Fail("a/b/c must be padded to the key's domain size " + N(m) + " (got " + N(in.Abc(0).size()) + ")");
   }

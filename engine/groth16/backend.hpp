@@ -39,7 +39,14 @@ namespace cuzk::groth16 {
 // memory (ProveOptions::abc_memory: the daemon's page-locked buffers, which
 // the GPU reads at ~55 GB/s against ~8 GB/s from pageable vectors);
 // abc_owner keeps that memory alive until the input lets go of a/b/c.
+//
+// Witness-only inputs (issue 15; ProveOptions::witness_only): `circuit` set,
+// a/b/c empty; the backend evaluates them from the circuit and checks
+// satisfaction itself (CudaBackend on the GPU from a compact copy of the
+// circuit kept per key, CpuBackend on the host: EvaluateWitnessOnly in
+// prover.hpp, the reference). The circuit must outlive ProveStart.
 struct ProverInput {
+  const r1cs::CompiledCircuit* circuit = nullptr;  // set: witness-only
   r1cs::AbcVectors abc;
   std::optional<r1cs::AbcSpans> abc_external;
   std::span<const ff::Fr> z_copy;  // a copy of assignment.values in abc_owner's memory, or empty
@@ -49,6 +56,7 @@ struct ProverInput {
   // Side k (0 = a, 1 = b, 2 = c), wherever it lives.
   std::span<const ff::Fr> Abc(int k) const;
   uint64_t AbcRows() const { return abc_external ? abc_external->rows : abc.rows; }
+  bool WitnessOnly() const { return circuit != nullptr; }
   // Caller-memory a/b/c copied into abc's vectors (for code that transforms
   // them in place, e.g. the CPU backend's NTTs); the caller memory goes.
   void OwnAbc();
@@ -85,8 +93,9 @@ class Backend {
 
 // Key/input shape checks shared by backends: assignment length = key's
 // variables, inputs count = vk.ic.size(), densities of the key's length and
-// point counts equal to their popcounts, a/b/c exactly domain_size() long.
-// Throws std::invalid_argument naming the mismatch.
+// point counts equal to their popcounts, a/b/c exactly domain_size() long
+// (witness-only: the circuit's inputs and variables those of the key, its
+// rows within the domain). Throws std::invalid_argument naming the mismatch.
 void CheckProverInput(const ProvingKey& pk, const ProverInput& input);
 void CheckProvingKeyShape(const ProvingKey& pk);
 

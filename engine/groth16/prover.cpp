@@ -47,6 +47,11 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   }
   if (z.values.empty() || !z.values[0].IsOne()) throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
   ProverInput in;
+  if (options.witness_only) {
+    in.circuit = &circuit;
+    in.assignment = std::move(z);
+    return in;
+  }
   if (options.abc_memory) {
     const size_t m = pk.domain_size();
     AbcMemory memory = options.abc_memory(m, z.values.size());
@@ -79,6 +84,17 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   }
   in.assignment = std::move(z);
   return in;
+}
+
+void EvaluateWitnessOnly(const ProvingKey& pk, ProverInput& input, unsigned threads) {
+  if (!input.WitnessOnly()) return;
+  const r1cs::CompiledCircuit& circuit = *input.circuit;
+  input.abc = r1cs::EvaluateAbc(circuit, input.assignment.values, {.pad_to = pk.domain_size(), .threads = threads});
+  if (auto f = r1cs::FirstUnsatisfied(circuit, input.abc, threads)) {
+    input.abc = {};
+    throw UnsatisfiedWitnessError(*f);
+  }
+  input.circuit = nullptr;
 }
 
 Proof ProveWithRandomness(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,

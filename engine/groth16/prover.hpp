@@ -11,6 +11,16 @@
 // A witness that does not satisfy the circuit is refused before any MSM with
 // UnsatisfiedWitnessError naming the first failing row (its recorded name
 // when the circuit was recorded with names).
+//
+// Witness-only proving (issue 15): with ProveOptions::witness_only the
+// witness goes to the backend as it is and the backend evaluates a/b/c from
+// the circuit: CudaBackend on the GPU (the compact circuit resident per key,
+// the witness uploaded as 2-bit classes plus its values other than 0 and 1),
+// CpuBackend on the host (EvaluateWitnessOnly, the reference). Same proofs
+// for the same r, s; an unsatisfied witness fails ProveStart with
+// UnsatisfiedWitnessError naming the same row.
+//
+//   groth16::Proof p = groth16::ProveWithRandomness(gpu, pk, circuit, std::move(z), r, s, {.witness_only = true});
 #include <functional>
 #include <memory>
 #include <span>
@@ -52,7 +62,11 @@ struct ProveOptions {
   // for the memory of the three sides (the key's domain size each) and
   // writes a/b/c there (e.g. a pinned buffer; see ProverInput).
   using AbcMemoryFn = std::function<AbcMemory(size_t per_side, size_t witness)>;
-  AbcMemoryFn abc_memory;
+  AbcMemoryFn abc_memory{};
+  // PrepareProverInput checks the witness's shape and hands it on without
+  // a/b/c (ProverInput::circuit set); abc_memory and check_satisfied are
+  // unused (the backend always checks: one multiplication per row).
+  bool witness_only = false;
 };
 
 // The key was made for this circuit: same inputs and aux counts, same
@@ -64,6 +78,11 @@ void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& c
 // checking the witness's shape and (by default) that every row holds.
 ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
                                const ProveOptions& options = {});
+
+// A witness-only input made ordinary on the host: a/b/c evaluated into its
+// vectors (padded to the key's domain) and satisfaction checked
+// (UnsatisfiedWitnessError). No-op for an ordinary input.
+void EvaluateWitnessOnly(const ProvingKey& pk, ProverInput& input, unsigned threads = 0);
 
 Proof ProveWithRandomness(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,
                           r1cs::Assignment z, const ff::Fr& r, const ff::Fr& s, const ProveOptions& options = {});

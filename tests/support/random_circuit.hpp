@@ -10,6 +10,7 @@
 // (mostly +-1 and powers of two) plus a share of random ones.
 // BreakRow(j) changes w_j, so row j is the first that fails (later rows may
 // fail too).
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -74,9 +75,15 @@ inline RandomCircuit MakeRandomCircuit(const RandomCircuitParams& p, std::mt1993
   const uint64_t first_output = cc.num_inputs + p.free_aux;
   // A term over the variables known before row r: inputs, free aux, outputs < r.
   auto add_terms = [&](r1cs::CsrMatrix& m, uint64_t r, uint32_t terms, ff::Fr& value) {
-    for (uint32_t t = 0; t < terms; ++t) {
-      const uint64_t known = first_output + r;
-      const uint32_t col = uint32_t(rng() % known);
+    const uint64_t known = first_output + r;
+    const size_t row_begin = m.columns.size();
+    for (uint32_t t = 0; t < terms && t < known; ++t) {
+      // Distinct columns in a row: a repeated one could cancel (+1 and -1),
+      // leaving a dense variable whose A or B polynomial is 0, which the setup refuses.
+      uint32_t col = 0;
+      do {
+        col = uint32_t(rng() % known);
+      } while (std::find(m.columns.begin() + row_begin, m.columns.end(), col) != m.columns.end());
       const ff::Fr k = RandomCoefficient(rng, p.random_coeff_share);
       m.columns.push_back(col);
       m.values.push_back(k);

@@ -1,0 +1,78 @@
+// Witness-only inputs (ProveOptions::witness_only, issue 15) on the CPU
+// backend, the reference for the GPU path: the same proof as the ordinary
+// path for the same r, s; an unsatisfied witness fails ProveStart with the
+// row the ordinary path names; the input checks of witness-only inputs.
+#include <gtest/gtest.h>
+
+#include "engine/groth16/cpu_backend.hpp"
+#include "engine/groth16/proof_encoding.hpp"
+#include "engine/groth16/prover.hpp"
+#include "engine/groth16/setup.hpp"
+#include "engine/groth16/verifier.hpp"
+#include "tests/support/random_circuit.hpp"
+#include "tests/support/test_seed.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+using ff::Fr;
+
+TEST(WitnessOnlyTest, CpuGivesTheSameProofAsTheOrdinaryPath) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 200, .free_aux = 60}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  CpuBackend cpu({.threads = 2});
+  const Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  const Proof want = ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s);
+  const ProverInput in = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true});
+  EXPECT_TRUE(in.WitnessOnly());
+  EXPECT_TRUE(in.abc.a.empty());
+  const Proof got = ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s, {.witness_only = true});
+  EXPECT_EQ(EncodeProof(got), EncodeProof(want));
+  EXPECT_TRUE(Verify(PrepareVerifyingKey(pk.vk), got, rc.z.PublicInputs()));
+}
+
+TEST(WitnessOnlyTest, UnsatisfiedWitnessFailsProveStartNamingTheRow) {
+  auto rng = test::SeededRng();
+  test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 150, .free_aux = 30}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  const uint64_t row = rng() % 150;
+  rc.BreakRow(row);
+  uint64_t ordinary_row = 0;
+  try {
+    PrepareProverInput(pk, rc.circuit, rc.z);
+    FAIL() << "the ordinary path accepted a broken witness";
+  } catch (const UnsatisfiedWitnessError& e) {
+    ordinary_row = e.failure().index;
+  }
+  EXPECT_EQ(ordinary_row, row);
+  CpuBackend cpu({.threads = 2});
+  std::vector<ProverInput> in;
+  in.push_back(PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true}));  // no check here
+  try {
+    cpu.ProveStart(pk, in);
+    FAIL() << "ProveStart accepted a broken witness";
+  } catch (const UnsatisfiedWitnessError& e) {
+    EXPECT_EQ(e.failure().index, row);
+    EXPECT_EQ(e.failure().name, rc.circuit.RowName(row));
+    EXPECT_NE(e.failure().a * e.failure().b, e.failure().c);
+  }
+}
+
+TEST(WitnessOnlyTest, InputChecksCoverTheCircuit) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 40, .free_aux = 10}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  ProverInput in = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true});
+  EXPECT_NO_THROW(CheckProverInput(pk, in));
+  const test::RandomCircuit other = test::MakeRandomCircuit({.constraints = 40, .free_aux = 11}, rng);
+  in.circuit = &other.circuit;
+  EXPECT_THROW(CheckProverInput(pk, in), std::invalid_argument);
+  // Shape checks of the witness stay in PrepareProverInput.
+  r1cs::Assignment short_z = rc.z;
+  short_z.values.pop_back();
+  EXPECT_THROW(PrepareProverInput(pk, rc.circuit, short_z, {.witness_only = true}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cuzk::groth16
