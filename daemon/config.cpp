@@ -2,6 +2,8 @@
 // function that reads it; anything else in the file is an error.
 #include "daemon/config.hpp"
 
+#include "prover/prover.hpp"
+
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -79,10 +81,12 @@ Reader OneOf(std::string& out, std::vector<std::string> allowed) {
   };
 }
 
-Reader Bool(bool& out) {
-  return [&out](const toml::node& n, const std::string& key) {
+// A key cuzk's files carry whose only value here is `true` (the feature is always on).
+Reader AlwaysTrue() {
+  return [](const toml::node& n, const std::string& key) {
     if (!n.is_boolean()) Bad(key, n, "true or false");
-    out = n.as_boolean()->get();
+    if (!n.as_boolean()->get())
+      throw ConfigError("config key " + key + " = false: the pipeline is this daemon's only proof path (remove the key)");
   };
 }
 
@@ -162,7 +166,8 @@ Schema MakeSchema(Config& c) {
         {"status_listen", String(c.daemon.status_listen)},
         {"shutdown_grace", Duration(c.daemon.shutdown_grace)},
         {"job_retention", Duration(c.daemon.job_retention)},
-        {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)}}},
+        {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)},
+        {"rpc_threads", Integer(c.daemon.rpc_threads, 2)}}},
       {"memory",
        {{"total_budget", SizeOrAuto(c.memory.total_budget)},
         {"safety_margin", Size(c.memory.safety_margin)},
@@ -177,7 +182,7 @@ Schema MakeSchema(Config& c) {
         {"max_batch_wait_ms", Integer(c.scheduler.max_batch_wait_ms)}}},
       {"synthesis", {{"threads", Integer(c.synthesis.threads)}}},
       {"pipeline",
-       {{"enabled", Bool(c.pipeline.enabled)},
+       {{"enabled", AlwaysTrue()},
         {"synthesis_concurrency", Integer(c.pipeline.synthesis_concurrency, 1)},
         {"max_parallel_synthesis", Integer(c.pipeline.max_parallel_synthesis, 1)},
         {"max_gpu_queue_depth", Integer(c.pipeline.max_gpu_queue_depth)}}},
@@ -240,6 +245,24 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
   }
   if (c.daemon.listen.empty()) throw ConfigError("config key daemon.listen is empty");
   return c;
+}
+
+prover::ProverOptions ProverOptionsFor(const Config& c) {
+  prover::ProverOptions o;
+  o.param_cache = c.srs.param_cache;
+  o.job_retention = c.daemon.job_retention;
+  o.eviction_min_idle = c.memory.eviction_min_idle;
+  prover::RunnerOptions& r = o.runner;
+  r.synthesis_threads = std::max(1u, c.pipeline.synthesis_concurrency);  // partitions synthesized at once
+  r.engine_threads = c.synthesis.threads;                                // threads of one engine call
+  for (int64_t d : c.gpus.devices) r.gpu_devices.push_back(int(d));     // [] = all present
+  r.workers_per_device = c.gpus.gpu_workers_per_device;
+  r.budget_bytes = c.memory.total_budget;                                // nullopt = auto
+  r.safety_margin = c.memory.safety_margin;
+  r.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
+  r.max_run_ahead = c.pipeline.max_parallel_synthesis;                   // hard ceiling beside the pacer
+  r.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
+  return o;
 }
 
 Config LoadConfigFile(const std::string& path) {

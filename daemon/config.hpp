@@ -23,6 +23,10 @@
 #include <string_view>
 #include <vector>
 
+namespace cuzk::prover {
+struct ProverOptions;
+}
+
 namespace cuzk::daemon {
 
 class ConfigError : public std::runtime_error {
@@ -37,6 +41,9 @@ struct Config {
     std::chrono::milliseconds shutdown_grace{30'000};   // SIGTERM: running jobs get this long
     std::chrono::milliseconds job_retention{600'000};   // finished jobs kept for late AwaitProof
     uint64_t max_message_bytes = 512ull << 20;          // gRPC send/receive limit (>= 256 MiB)
+    // Threads for the synchronous RPCs (submit, status, cancel, preload);
+    // AwaitProof and Prove wait on the callback API and hold none.
+    uint32_t rpc_threads = 16;
   } daemon;
   struct Memory {
     std::optional<uint64_t> total_budget;              // nullopt = "auto" (MemTotal - safety_margin)
@@ -56,9 +63,8 @@ struct Config {
   struct Synthesis {
     uint32_t threads = 0;  // threads of one engine call (witness, a/b/c, MSM); 0 = all hardware threads
   } synthesis;
-  struct Pipeline {
-    bool enabled = true;
-    uint32_t synthesis_concurrency = 1;  // partitions proved at the same time (runner workers)
+  struct Pipeline {  // (`enabled` is accepted as true only: the pipeline is the one proof path)
+    uint32_t synthesis_concurrency = 1;  // partitions synthesized at the same time (synthesis threads)
     uint32_t max_parallel_synthesis = 18;
     uint32_t max_gpu_queue_depth = 0;
   } pipeline;
@@ -79,5 +85,8 @@ std::chrono::milliseconds ParseDuration(std::string_view text, std::string_view 
 // source: a file name for messages.
 Config ParseConfig(std::string_view toml_text, std::string_view source);
 Config LoadConfigFile(const std::string& path);
+
+// Which key sets which prover option (prover/prover.hpp, prover/proof_runner.hpp).
+prover::ProverOptions ProverOptionsFor(const Config& config);
 
 }  // namespace cuzk::daemon

@@ -2,16 +2,19 @@
 
 #include <new>
 
-#include "daemon/job_tracker.hpp"
-#include "daemon/srs_registry.hpp"
 #include "memory/budget.hpp"
+#include "prover/prover.hpp"
 
 namespace cuzk::daemon {
+
+using namespace prover;  // the error types the prover throws
 
 grpc::Status ToGrpcStatus(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
   } catch (const InvalidRequestError& e) {
+    return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
+  } catch (const InvalidJobError& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
   } catch (const UnknownCircuitError& e) {
     return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};

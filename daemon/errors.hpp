@@ -22,16 +22,10 @@ class UnimplementedError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-// Shutting down: UNAVAILABLE (clients retry elsewhere).
-class ShuttingDownError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// INVALID_ARGUMENT (InvalidRequestError, UnknownCircuitError), UNIMPLEMENTED,
-// NOT_FOUND (JobNotFoundError), ALREADY_EXISTS (DuplicateRequestError),
-// FAILED_PRECONDITION (SrsUnavailableError, SrsInUseError), UNAVAILABLE
-// (ShuttingDownError), RESOURCE_EXHAUSTED (memory::BudgetExceededError: a job
+// INVALID_ARGUMENT (InvalidRequestError, prover::InvalidJobError,
+// UnknownCircuitError), UNIMPLEMENTED, NOT_FOUND (JobNotFoundError),
+// ALREADY_EXISTS (DuplicateRequestError), FAILED_PRECONDITION
+// (SrsUnavailableError, SrsInUseError), UNAVAILABLE (prover::ShuttingDownError), RESOURCE_EXHAUSTED (memory::BudgetExceededError: a job
 // that can never fit the budget; std::bad_alloc), INTERNAL otherwise.
 grpc::Status ToGrpcStatus(std::exception_ptr error);
 // "INVALID_ARGUMENT" etc., for logs and metrics labels.

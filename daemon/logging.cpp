@@ -11,8 +11,6 @@
 namespace cuzk::daemon {
 namespace {
 
-const auto kProcessStart = std::chrono::steady_clock::now();
-
 void Put(spdlog::memory_buf_t& out, std::string_view s) { out.append(s.data(), s.data() + s.size()); }
 
 void AppendJsonString(std::string_view s, spdlog::memory_buf_t& out) {
@@ -78,12 +76,6 @@ void SetupLogging(const std::string& level, const std::string& format) {
   logger->set_level(lvl);
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
-}
-
-void Timeline(std::string_view event, std::string_view job_id, std::string_view detail) {
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - kProcessStart).count();
-  spdlog::info("TIMELINE,{},{},{},{}", ms, event, job_id, detail);
 }
 
 }  // namespace cuzk::daemon

@@ -25,11 +25,12 @@
 #include <thread>
 
 #include "daemon/config.hpp"
-#include "daemon/daemon_core.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/listen_address.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/proving_service.hpp"
+#include "daemon/status_json.hpp"
+#include "prover/prover.hpp"
 
 namespace cuzk::daemon {
 namespace {
@@ -72,10 +73,10 @@ Config LoadAndOverride(const Args& a) {
 
 int Run(const Config& config) {
   SetupLogging(config.logging.level, config.logging.format);
-  spdlog::info("cuzk-daemon starting: listen {}, param_cache {}, {} worker(s) x {} thread(s), {}", config.daemon.listen,
-               config.srs.param_cache, config.pipeline.synthesis_concurrency, config.synthesis.threads,
-               AllocatorVersion());
-  DaemonCore core(config);
+  spdlog::info("cuzk-daemon starting: listen {}, param_cache {}, {} synthesis thread(s) x {} thread(s), {}",
+               config.daemon.listen, config.srs.param_cache, config.pipeline.synthesis_concurrency,
+               config.synthesis.threads, AllocatorVersion());
+  prover::Prover core(ProverOptionsFor(config));
   for (const std::string& id : config.srs.preload) {
     try {
       const auto r = core.srs().Preload(id);
@@ -97,6 +98,10 @@ int Run(const Config& config) {
   const int limit = int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
+  // Bounds the threads of the synchronous RPCs; waiting ones (callback API) hold none.
+  grpc::ResourceQuota quota("cuzk-daemon");
+  quota.SetMaxThreads(int(config.daemon.rpc_threads));
+  builder.SetResourceQuota(quota);
   builder.RegisterService(&service);
   // The socket is created with mode 0660 (umask 0117 while binding), not
   // chmod-ed after a window in which anyone could connect.
@@ -124,7 +129,8 @@ int Run(const Config& config) {
     const ListenAddress a = ParseListenAddress(config.daemon.status_listen, "daemon.status_listen");
     http = std::make_unique<HttpServer>(
         a, std::vector<HttpServer::Route>{
-               {"/status", "application/json", [&core] { return core.StatusJson(); }},
+               {"/status", "application/json",
+                [&core, &config] { return StatusJson(core, config.synthesis.threads); }},
                {"/metrics", "text/plain; version=0.0.4; charset=utf-8", [&core] { return core.MetricsText(); }}});
     status_where = a.is_unix ? a.path : (a.host.empty() ? "0.0.0.0" : a.host) + ":" + std::to_string(http->port());
   }

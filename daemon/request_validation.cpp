@@ -4,7 +4,7 @@
 #include <array>
 
 #include "daemon/errors.hpp"
-#include "daemon/srs_registry.hpp"
+#include "prover/srs_registry.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/filecoin/vanilla_proof_bincode.hpp"
@@ -13,6 +13,10 @@ namespace cuzk::daemon {
 namespace {
 
 using cuzk::v1::SubmitProofRequest;
+using prover::JobKind;
+using prover::Priority;
+using prover::ProofJob;
+using prover::SrsRegistry;
 
 filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
   // Filecoin's RegisteredUpdateProof (go-state-types abi), V1 variants.
@@ -50,14 +54,15 @@ filecoin::Domain Commitment(const std::string& bytes, const char* name) {
   return d;
 }
 
-JobPriority ResolvePriority(const SubmitProofRequest& r) {
+// The wire values are scheduler::Priority's (1 LOW .. 4 CRITICAL); 0 means the kind's default.
+Priority ResolvePriority(const SubmitProofRequest& r) {
   const int p = int(r.priority());
   if (p < 0 || p > 4) throw InvalidRequestError("priority " + std::to_string(p) + " is not a Priority (0..4)");
-  if (p != 0) return p;
+  if (p != 0) return static_cast<Priority>(p);
   switch (r.proof_kind()) {
-    case cuzk::v1::WINNING_POST: return 4;
-    case cuzk::v1::WINDOW_POST_PARTITION: return 3;
-    default: return 2;
+    case cuzk::v1::WINNING_POST: return Priority::kCritical;
+    case cuzk::v1::WINDOW_POST_PARTITION: return Priority::kHigh;
+    default: return Priority::kNormal;
   }
 }
 
@@ -103,15 +108,6 @@ ValidatedRequest ValidateGeneric(const SubmitProofRequest& r) {
 }
 
 }  // namespace
-
-void BindGenericWitness(ProofJob& job, const LoadedParams& params) {
-  const uint64_t n = params.circuit.num_variables();
-  if (job.witness.values.size() != n) {
-    throw InvalidRequestError("witness: " + std::to_string(job.witness.values.size()) + " values, circuit " +
-                              job.params.circuit_id() + " has " + std::to_string(n) + " variables");
-  }
-  job.witness.num_inputs = params.circuit.num_inputs;
-}
 
 ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
   switch (r.proof_kind()) {

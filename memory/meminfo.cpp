@@ -7,8 +7,9 @@
 
 namespace cuzk::memory {
 
-std::optional<uint64_t> ParseMemTotal(std::string_view text) {
-  constexpr std::string_view kKey = "MemTotal:";
+std::optional<uint64_t> ParseMemTotal(std::string_view text) { return ParseMemInfoField(text, "MemTotal:"); }
+
+std::optional<uint64_t> ParseMemInfoField(std::string_view text, std::string_view kKey) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
@@ -34,6 +35,15 @@ std::optional<uint64_t> ParseMemTotal(std::string_view text) {
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+MemInfo ReadMemInfo(const std::string& meminfo_path) {
+  std::ifstream in(meminfo_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  return {.total_bytes = ParseMemInfoField(text, "MemTotal:").value_or(0),
+          .available_bytes = ParseMemInfoField(text, "MemAvailable:").value_or(0)};
 }
 
 uint64_t AutoBudgetBytes(uint64_t safety_margin, const std::string& meminfo_path) {

@@ -19,16 +19,15 @@
 //
 // Thread safety: the stages of different partitions of one job run
 // concurrently on different threads; a JobWork must allow that.
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include "memory/budget.hpp"
 #include "memory/pinned_pool.hpp"
+#include "scheduler/job.hpp"
 #include "scheduler/priority.hpp"
 
 namespace cuzk::scheduler {
@@ -52,26 +51,6 @@ class StageData {
   virtual ~StageData() = default;
 };
 
-class CancelledError : public std::runtime_error {
- public:
-  CancelledError() : std::runtime_error("cancelled") {}
-};
-
-// Set once when the job is cancelled or failed; checked by the pipeline
-// between stages and by long work inside a stage.
-class CancelToken {
- public:
-  CancelToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
-  bool cancelled() const { return flag_->load(std::memory_order_acquire); }
-  void ThrowIfCancelled() const {
-    if (cancelled()) throw CancelledError();
-  }
-  void Cancel() const { flag_->store(true, std::memory_order_release); }
-
- private:
-  std::shared_ptr<std::atomic<bool>> flag_;
-};
-
 struct PartitionContext {
   std::string_view job_id;
   uint32_t partition = 0;
@@ -80,6 +59,10 @@ struct PartitionContext {
   CancelToken cancel;
   int device = -1;         // GPU stage: the worker's device ordinal (-1: a CPU-backend worker)
   unsigned worker = 0;     // GPU stage: the worker's index over all devices
+  // Set by a stage: milliseconds it spent waiting for inputs shared with
+  // other jobs (the parameters loading). Reported as srs_load_ms and left
+  // out of the stage's own time.
+  mutable double input_wait_ms = 0;
 
   // Synthesis only: a buffer from the pipeline's PinnedPool whose bytes are
   // taken from this partition's a/b/c reservation (not charged twice), or

@@ -10,30 +10,6 @@
 
 namespace cuzk::scheduler {
 
-std::string_view JobOutcomeName(JobOutcome o) {
-  switch (o) {
-    case JobOutcome::kCompleted: return "COMPLETED";
-    case JobOutcome::kFailed: return "FAILED";
-    case JobOutcome::kCancelled: return "CANCELLED";
-  }
-  return "UNKNOWN";
-}
-
-std::string_view PartitionStageName(PartitionStage s) {
-  switch (s) {
-    case PartitionStage::kPending: return "pending";
-    case PartitionStage::kDispatched: return "dispatched";
-    case PartitionStage::kSynthesizing: return "synthesizing";
-    case PartitionStage::kGpuQueued: return "synth_done";
-    case PartitionStage::kGpu: return "gpu";
-    case PartitionStage::kFinalizing: return "finalizing";
-    case PartitionStage::kDone: return "done";
-    case PartitionStage::kFailed: return "failed";
-    case PartitionStage::kSkipped: return "skipped";
-  }
-  return "unknown";
-}
-
 memory::PinnedBuffer PartitionContext::LeaseAbcBuffer(size_t bytes) const {
   if (!pinned_pool || !reservation || !abc_left)
     throw std::logic_error("LeaseAbcBuffer: only during synthesis, in a pipeline with a PinnedPool");
@@ -56,7 +32,30 @@ void Pipeline::Impl::Flush(Deferred& d) {
     for (auto& l : d.lines) config.timeline(l);
   d.lines.clear();
   d.garbage.clear();  // stage data and reservations: freed here, outside the lock
+  d.works.clear();    // released jobs' work
+  // Queued only now, after everything above is gone (another thread may be
+  // draining): whoever hears on_released sees none of the job's bytes held.
+  for (auto& fn : d.released) Notify(std::move(fn));
+  d.released.clear();
   DrainNotifications();
+}
+
+void Pipeline::Impl::RetireLocked(WorkItem&& item, Deferred& d) {
+  std::shared_ptr<ActiveJob> job = item.job;
+  d.garbage.push_back(std::move(item));
+  if (job) DropHoldLocked(*job, d);
+}
+
+void Pipeline::Impl::DropHoldLocked(ActiveJob& job, Deferred& d) {
+  --job.in_flight;
+  ReleaseIfIdleLocked(job, d);
+}
+
+void Pipeline::Impl::ReleaseIfIdleLocked(ActiveJob& job, Deferred& d) {
+  if (job.active || job.in_flight > 0 || job.released) return;
+  job.released = true;
+  d.works.push_back(std::move(job.work));
+  if (job.on_released) d.released.push_back(std::move(job.on_released));
 }
 
 void Pipeline::Impl::Notify(std::function<void()> fn) {
@@ -78,9 +77,9 @@ void Pipeline::Impl::DrainNotifications() {
   draining = false;
 }
 
-void Pipeline::Impl::SetStageLocked(JobState& job, uint32_t partition, PartitionStage stage) {
+void Pipeline::Impl::SetStageLocked(ActiveJob& job, uint32_t partition, PartitionStage stage) {
   job.status[partition].stage = stage;
-  if (job.on_stage) Notify([cb = job.on_stage, partition, stage] { cb(partition, stage); });
+  if (job.on_stage) Notify([cb = job.on_stage, partition, status = job.status[partition]] { cb(partition, status); });
 }
 
 PartitionContext Pipeline::Impl::Context(WorkItem& item) const {
@@ -97,7 +96,7 @@ void Pipeline::Impl::InterruptDispatchLocked() {
   if (dispatch_stop) dispatch_stop->request_stop();
 }
 
-void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std::string& why, Deferred& d) {
+void Pipeline::Impl::FailJobLocked(ActiveJob& job, JobOutcome outcome, const std::string& why, Deferred& d) {
   if (!job.active) return;
   job.active = false;
   job.cancel.Cancel();
@@ -109,7 +108,7 @@ void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std:
   if (!queued.empty()) pacer.OnRetired(NowS(), queued.size());
   for (auto& [key, item] : queued) {
     SetStageLocked(job, key.partition, PartitionStage::kSkipped);
-    d.garbage.push_back(std::move(item));
+    RetireLocked(std::move(item), d);
   }
   UpdatePacerQueuesLocked();
   if (dispatch_key && dispatch_key->job_seq == job.seq) InterruptDispatchLocked();
@@ -120,13 +119,14 @@ void Pipeline::Impl::FailJobLocked(JobState& job, JobOutcome outcome, const std:
   r.timings = job.timings;
   r.timings.total_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - job.submitted).count();
   if (job.on_done) Notify([cb = std::move(job.on_done), r = std::move(r)]() mutable { cb(std::move(r)); });
+  ReleaseIfIdleLocked(job, d);
   ids.erase(job.id);
   jobs.erase(job.seq);  // in-flight items keep the state alive until they are dropped
   dispatch_cv.notify_all();
   jobs_cv.notify_all();
 }
 
-void Pipeline::Impl::CompleteJobLocked(JobState& job, Deferred& d) {
+void Pipeline::Impl::CompleteJobLocked(ActiveJob& job, Deferred& d) {
   job.active = false;
   ++completed;
   JobResult r;
@@ -140,6 +140,7 @@ void Pipeline::Impl::CompleteJobLocked(JobState& job, Deferred& d) {
   for (auto& p : job.proofs) r.proof.insert(r.proof.end(), p.begin(), p.end());
   r.partition_proofs = std::move(job.proofs);
   if (job.on_done) Notify([cb = std::move(job.on_done), r = std::move(r)]() mutable { cb(std::move(r)); });
+  ReleaseIfIdleLocked(job, d);
   ids.erase(job.id);
   jobs.erase(job.seq);
   jobs_cv.notify_all();
@@ -174,7 +175,8 @@ void Pipeline::Impl::DispatchLoop() {
       continue;
     }
     const PartitionKey key = synthesis_queue.TopKey();
-    std::shared_ptr<JobState> job = jobs.at(key.job_seq);
+    std::shared_ptr<ActiveJob> job = jobs.at(key.job_seq);
+    ++job->in_flight;  // held while the budget wait runs; handed to the WorkItem on dispatch
     const PartitionBytes want = job->bytes[key.partition];
     // The budget wait happens without the pipeline lock (evictors may take
     // other locks); a more urgent arrival or a cancellation interrupts it.
@@ -208,9 +210,11 @@ void Pipeline::Impl::DispatchLoop() {
       // Interrupted, the job went away, or something more urgent came while
       // the grant landed: keep the strict order, give everything back.
       WorkItem dropped;
+      dropped.job = job;
       if (res) dropped.reservation = std::move(*res);
       if (idle) dropped.preleased = std::move(*idle);
-      d.garbage.push_back(std::move(dropped));
+      RetireLocked(std::move(dropped), d);
+      job.reset();
       lock.unlock();
       Flush(d);
       lock.lock();
@@ -282,13 +286,13 @@ bool Pipeline::Shutdown(SteadyClock::time_point drain_until) {
   if (m.shutdown_result) return *m.shutdown_result;
   m.accepting = false;
   // Not started: cancelled at once.
-  std::vector<std::shared_ptr<JobState>> waiting;
+  std::vector<std::shared_ptr<ActiveJob>> waiting;
   for (auto& [seq, job] : m.jobs)
     if (!job->started) waiting.push_back(job);
   for (auto& job : waiting) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
   // Started: until the deadline, then cancelled.
   m.jobs_cv.wait_until(lock, drain_until, [&] { return m.jobs.empty(); });
-  std::vector<std::shared_ptr<JobState>> active;
+  std::vector<std::shared_ptr<ActiveJob>> active;
   for (auto& [seq, job] : m.jobs) active.push_back(job);
   for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
   m.stopping = true;
@@ -322,7 +326,7 @@ void Pipeline::Submit(JobRequest request) {
   if (request.id.empty()) throw std::invalid_argument("job id is empty");
   if (!request.work) throw std::invalid_argument("job " + request.id + " has no work");
   if (request.partitions == 0) throw std::invalid_argument("job " + request.id + " has no partitions");
-  auto job = std::make_shared<JobState>();
+  auto job = std::make_shared<ActiveJob>();
   job->bytes.reserve(request.partitions);
   for (uint32_t p = 0; p < request.partitions; ++p) {
     PartitionBytes b = request.work->EstimateBytes(p);
@@ -339,7 +343,9 @@ void Pipeline::Submit(JobRequest request) {
   job->on_done = std::move(request.on_done);
   job->on_started = std::move(request.on_started);
   job->on_stage = std::move(request.on_stage);
+  job->on_released = std::move(request.on_released);
   job->kind = std::move(request.kind);
+  job->cancel = std::move(request.cancel);
   job->status.assign(job->partitions, {});
   job->proofs.assign(job->partitions, {});
   job->submitted = SteadyClock::now();
@@ -362,7 +368,7 @@ bool Pipeline::Cancel(std::string_view job_id) {
     std::lock_guard lock(m.mu);
     auto it = m.ids.find(std::string(job_id));
     if (it == m.ids.end()) return false;
-    std::shared_ptr<JobState> job = m.jobs.at(it->second);
+    std::shared_ptr<ActiveJob> job = m.jobs.at(it->second);
     m.FailJobLocked(*job, JobOutcome::kCancelled, "cancelled", d);
   }
   m.Flush(d);
@@ -374,7 +380,7 @@ std::optional<uint32_t> Pipeline::QueuePosition(std::string_view job_id) const {
   std::lock_guard lock(m.mu);
   auto it = m.ids.find(std::string(job_id));
   if (it == m.ids.end()) return std::nullopt;
-  const JobState& job = *m.jobs.at(it->second);
+  const ActiveJob& job = *m.jobs.at(it->second);
   if (job.started) return std::nullopt;
   const PartitionKey mine{job.priority, job.seq, 0};
   uint32_t ahead = 0;
@@ -388,10 +394,12 @@ bool Pipeline::RemoveQueued(std::string_view job_id) {
   std::lock_guard lock(m.mu);
   auto it = m.ids.find(std::string(job_id));
   if (it == m.ids.end()) return false;
-  std::shared_ptr<JobState> job = m.jobs.at(it->second);
+  std::shared_ptr<ActiveJob> job = m.jobs.at(it->second);
   if (job->started) return false;
   job->active = false;
   job->cancel.Cancel();
+  job->on_done = nullptr;  // the caller finishes it
+  job->on_released = nullptr;
   m.synthesis_queue.RemoveJob(job->seq);
   if (m.dispatch_key && m.dispatch_key->job_seq == job->seq) m.InterruptDispatchLocked();
   m.ids.erase(it);

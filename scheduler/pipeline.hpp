@@ -33,6 +33,7 @@
 #include "memory/budget.hpp"
 #include "memory/pinned_pool.hpp"
 #include "scheduler/dispatch_pacer.hpp"
+#include "scheduler/job.hpp"
 #include "scheduler/partition_work.hpp"
 #include "scheduler/priority.hpp"
 #include "scheduler/timeline.hpp"
@@ -63,30 +64,6 @@ struct PipelineConfig {
   unsigned max_run_ahead = 0;
 };
 
-enum class JobOutcome { kCompleted, kFailed, kCancelled };
-std::string_view JobOutcomeName(JobOutcome o);
-
-struct JobTimings {
-  double queue_wait_ms = 0;   // submission -> first synthesis start
-  double synthesis_ms = 0;    // sum over partitions
-  double gpu_compute_ms = 0;  // sum over partitions (GPU start stage)
-  double finalize_ms = 0;     // sum over partitions (finish + verify)
-  double verify_ms = 0;       // ... of which verification
-  double total_ms = 0;        // submission -> completion
-};
-
-struct JobResult {
-  std::string job_id;
-  JobOutcome outcome = JobOutcome::kFailed;
-  std::string error;                              // kFailed/kCancelled: why (names the partition and stage)
-  std::vector<std::vector<uint8_t>> partition_proofs;  // kCompleted: in partition order
-  std::vector<uint8_t> proof;                     // kCompleted: the partition proofs concatenated in order
-  JobTimings timings;
-};
-
-enum class PartitionStage { kPending, kDispatched, kSynthesizing, kGpuQueued, kGpu, kFinalizing, kDone, kFailed, kSkipped };
-std::string_view PartitionStageName(PartitionStage s);
-
 // Notifications are delivered in the order the pipeline's state changed (one
 // queue for all jobs, drained by one thread at a time), without any pipeline
 // lock held: a job's on_started and on_stage calls all come before its
@@ -102,14 +79,17 @@ struct JobRequest {
   std::shared_ptr<JobWork> work = {};
   std::function<void(JobResult)> on_done = {};  // exactly once (unless taken back by RemoveQueued)
   std::function<void()> on_started = {};       // optional: the first partition was dispatched
-  std::function<void(uint32_t partition, PartitionStage stage)> on_stage = {};  // optional: every stage change
+  // optional: every stage change, with the partition's times so far
+  std::function<void(uint32_t partition, const PartitionStatus& status)> on_stage = {};
   std::string kind = {};                       // optional label, echoed in JobStatus (e.g. "SNAP_DEALS_UPDATE")
-};
-
-struct PartitionStatus {
-  PartitionStage stage = PartitionStage::kPending;
-  double synth_ms = 0, gpu_ms = 0;
-  int worker = -1;
+  // The job's token: cancelling it cancels the job in the pipeline at once
+  // (as Cancel(id) does; no polling), and the stages see it in their context.
+  CancelToken cancel = {};
+  // Optional: after on_done, once the pipeline holds nothing of the job:
+  // every stage call has returned, every reservation and pinned buffer is
+  // released, and the JobWork is destroyed. Not called for a job taken back
+  // by RemoveQueued.
+  std::function<void()> on_released = {};
 };
 
 struct JobStatus {

@@ -19,7 +19,8 @@ namespace cuzk::scheduler {
 
 using SteadyClock = std::chrono::steady_clock;
 
-struct JobState {
+// A submitted job while the pipeline holds any of it.
+struct ActiveJob {
   uint64_t seq = 0;
   std::string id;
   Priority priority = Priority::kNormal;
@@ -27,11 +28,17 @@ struct JobState {
   std::shared_ptr<JobWork> work;
   std::function<void(JobResult)> on_done;
   std::function<void()> on_started;
-  std::function<void(uint32_t, PartitionStage)> on_stage;
+  std::function<void(uint32_t, const PartitionStatus&)> on_stage;
+  std::function<void()> on_released;
   std::string kind;
   bool started = false;  // a partition was dispatched (guarded by Impl::mu)
   CancelToken cancel;
   bool active = true;  // false once completed, failed or cancelled (guarded by Impl::mu)
+  // Holds on the job (guarded by Impl::mu): WorkItems on their way, and the
+  // dispatcher while it waits for budget for one of its partitions. The job
+  // is released (on_released) once it is inactive and this is 0.
+  uint32_t in_flight = 0;
+  bool released = false;
   std::vector<PartitionBytes> bytes;
   std::vector<PartitionStatus> status;
   std::vector<std::vector<uint8_t>> proofs;
@@ -43,7 +50,7 @@ struct JobState {
 
 // One dispatched partition on its way through the stages.
 struct WorkItem {
-  std::shared_ptr<JobState> job;
+  std::shared_ptr<ActiveJob> job;
   uint32_t partition = 0;
   memory::Reservation reservation;
   uint64_t abc_left = 0;  // a/b/c bytes still in `reservation` (not handed to a pinned buffer)
@@ -56,6 +63,8 @@ struct WorkItem {
 struct Deferred {
   std::vector<std::string> lines;
   std::vector<WorkItem> garbage;
+  std::vector<std::shared_ptr<JobWork>> works;     // released jobs' work (vanilla proofs, parameter leases)
+  std::vector<std::function<void()>> released;     // their on_released, queued once the above are gone
 };
 
 struct Pipeline::Impl {
@@ -63,7 +72,7 @@ struct Pipeline::Impl {
 
   double NowS() const { return std::chrono::duration<double>(SteadyClock::now() - start).count(); }
   double NowMs() const { return NowS() * 1e3; }
-  void Line(Deferred& d, const char* event, const JobState& job, const std::string& detail) const {
+  void Line(Deferred& d, const char* event, const ActiveJob& job, const std::string& detail) const {
     if (config.timeline) d.lines.push_back(TimelineLine(NowMs(), event, job.id, detail));
   }
   void Flush(Deferred& d);  // without the lock: lines, garbage, then the notifications
@@ -71,9 +80,19 @@ struct Pipeline::Impl {
   void Notify(std::function<void()> fn);
   // Without mu: run queued callbacks unless another thread is already doing so.
   void DrainNotifications();
-  void SetStageLocked(JobState& job, uint32_t partition, PartitionStage stage);
-  void FailJobLocked(JobState& job, JobOutcome outcome, const std::string& why, Deferred& d);
-  void CompleteJobLocked(JobState& job, Deferred& d);
+  void SetStageLocked(ActiveJob& job, uint32_t partition, PartitionStage stage);
+  void FailJobLocked(ActiveJob& job, JobOutcome outcome, const std::string& why, Deferred& d);
+  void CompleteJobLocked(ActiveJob& job, Deferred& d);
+  // A hold on the job ends: `item` (if any) goes to the garbage, and an
+  // inactive job with no hold left is released (Flush frees its work, then
+  // queues on_released after the garbage is gone).
+  void RetireLocked(WorkItem&& item, Deferred& d);
+  // A partition leaves the pipeline early (error, cancellation, or its job
+  // ended): it is marked failed or skipped, and an active job ends with it.
+  void EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage, const std::string& error,
+                          Deferred& d);
+  void DropHoldLocked(ActiveJob& job, Deferred& d);
+  void ReleaseIfIdleLocked(ActiveJob& job, Deferred& d);
   void InterruptDispatchLocked();
   uint64_t InSynthesisLocked() const { return synthesizing + synth_ready.size(); }
   void UpdatePacerQueuesLocked() { pacer.SetQueues(NowS(), gpu_queue.size(), InSynthesisLocked()); }
@@ -94,7 +113,7 @@ struct Pipeline::Impl {
   std::condition_variable dispatch_cv, synth_cv, gpu_cv, fin_cv;
   bool stopping = false;
   uint64_t next_seq = 0;
-  std::map<uint64_t, std::shared_ptr<JobState>> jobs;  // active, by seq
+  std::map<uint64_t, std::shared_ptr<ActiveJob>> jobs;  // active, by seq
   std::unordered_map<std::string, uint64_t> ids;
   SynthesisQueue<char> synthesis_queue;                // pending partitions (the job holds their state)
   std::deque<WorkItem> synth_ready;                    // dispatched, waiting for a synthesis thread

@@ -65,6 +65,21 @@ void RunStage(const CancelToken& cancel, bool& cancelled, std::string& error, Bo
 
 }  // namespace
 
+void Pipeline::Impl::EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage,
+                                        const std::string& error, Deferred& d) {
+  if (job.active && !error.empty()) {
+    SetStageLocked(job, partition, PartitionStage::kFailed);
+    FailJobLocked(job, JobOutcome::kFailed, "partition " + std::to_string(partition) + " " + stage + " failed: " + error,
+                  d);
+    return;
+  }
+  SetStageLocked(job, partition, PartitionStage::kSkipped);
+  // The job's token was set without Cancel (a stage saw it first): end the
+  // job here, or its queued partitions would each be skipped and it would
+  // never finish.
+  if (job.active) FailJobLocked(job, JobOutcome::kCancelled, "cancelled", d);
+}
+
 void Pipeline::Impl::SynthesisLoop() {
   LowerThisThreadsPriority(config.synthesis_nice);
   std::unique_lock lock(mu);
@@ -74,13 +89,13 @@ void Pipeline::Impl::SynthesisLoop() {
     WorkItem item = std::move(synth_ready.front());
     synth_ready.pop_front();
     Deferred d;
-    JobState& job = *item.job;
+    ActiveJob& job = *item.job;
     if (!job.active) {  // failed or cancelled after dispatch: skipped, a completion for the pacer
       SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       pacer.OnRetired(NowS());
       ++free_synth;
       UpdatePacerQueuesLocked();
-      d.garbage.push_back(std::move(item));
+      RetireLocked(std::move(item), d);
       dispatch_cv.notify_all();
       lock.unlock();
       Flush(d);
@@ -107,25 +122,25 @@ void Pipeline::Impl::SynthesisLoop() {
     bool cancelled = false;
     RunStage(ctx.cancel, cancelled, error, [&] { item.data = job.work->Synthesize(ctx); });
     const auto t1 = SteadyClock::now();
-    const double synth_ms = MsBetween(t0, t1);
+    // The pacer learns the whole stage; the job's figures keep the wait for
+    // shared inputs (parameters loading) apart.
+    const double stage_ms = MsBetween(t0, t1);
+    const double wait_ms = std::clamp(ctx.input_wait_ms, 0.0, stage_ms);
+    const double synth_ms = stage_ms - wait_ms;
 
     lock.lock();
     --synthesizing;
     ++free_synth;
-    pacer.OnSynthDone(NowS(), synth_ms / 1e3);
+    pacer.OnSynthDone(NowS(), stage_ms / 1e3);
     job.status[item.partition].synth_ms = synth_ms;
+    job.status[item.partition].srs_load_ms = wait_ms;
     job.timings.synthesis_ms += synth_ms;
+    job.timings.srs_load_ms = std::max(job.timings.srs_load_ms, wait_ms);
     Line(d, "SYNTH_END", job, PartitionDetail(item.partition) + ",synth_ms=" + Ms(synth_ms));
     if (!job.active || cancelled || !error.empty()) {
       pacer.OnRetired(NowS());
-      if (!error.empty() && job.active) {
-        SetStageLocked(job, item.partition, PartitionStage::kFailed);
-        FailJobLocked(job, JobOutcome::kFailed,
-                      "partition " + std::to_string(item.partition) + " synthesis failed: " + error, d);
-      } else {
-        SetStageLocked(job, item.partition, PartitionStage::kSkipped);
-      }
-      d.garbage.push_back(std::move(item));
+      EndPartitionLocked(job, item.partition, "synthesis", error, d);
+      RetireLocked(std::move(item), d);
     } else {
       SetStageLocked(job, item.partition, PartitionStage::kGpuQueued);
       Line(d, "GPU_QUEUE", job, PartitionDetail(item.partition));
@@ -149,7 +164,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     // GPU_TIMING: the hot path from pickup to the GPU start, piece by piece.
     const auto t_pickup = SteadyClock::now();
     auto [key, item] = gpu_queue.Pop();
-    JobState& job = *item.job;
+    ActiveJob& job = *item.job;
     Deferred d;
     const auto t_status = SteadyClock::now();
     SetStageLocked(job, item.partition, PartitionStage::kGpu);
@@ -210,19 +225,13 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       fin_queue.push_back(std::move(item));
       fin_cv.notify_one();
     } else {
-      if (!error.empty() && job.active) {
-        SetStageLocked(job, item.partition, PartitionStage::kFailed);
-        FailJobLocked(job, JobOutcome::kFailed,
-                      "partition " + std::to_string(item.partition) + " GPU start failed: " + error, d);
-      } else {
-        SetStageLocked(job, item.partition, PartitionStage::kSkipped);
-      }
-      d.garbage.push_back(std::move(item));
+      EndPartitionLocked(job, item.partition, "GPU start", error, d);
       if (pending) {
         WorkItem p;
         p.data = std::move(pending);
         d.garbage.push_back(std::move(p));
       }
+      RetireLocked(std::move(item), d);
     }
     dispatch_cv.notify_all();
     if (config.timeline && live) {
@@ -248,11 +257,11 @@ void Pipeline::Impl::FinalizerLoop() {
     if (fin_queue.empty()) return;
     WorkItem item = std::move(fin_queue.front());
     fin_queue.pop_front();
-    JobState& job = *item.job;
+    ActiveJob& job = *item.job;
     Deferred d;
     if (!job.active) {  // GPU-completed already: no pacer change
       SetStageLocked(job, item.partition, PartitionStage::kSkipped);
-      d.garbage.push_back(std::move(item));
+      RetireLocked(std::move(item), d);
       lock.unlock();
       Flush(d);
       lock.lock();
@@ -285,17 +294,16 @@ void Pipeline::Impl::FinalizerLoop() {
     const double fin_ms = MsBetween(t0, t_verify);
     job.timings.finalize_ms += fin_ms;
     job.timings.verify_ms += MsBetween(t_finish, t_verify);
+    job.status[item.partition].finalize_ms = fin_ms;
+    job.status[item.partition].verify_ms = MsBetween(t_finish, t_verify);
     if (job.active && error.empty() && !cancelled) {
       SetStageLocked(job, item.partition, PartitionStage::kDone);
       job.proofs[item.partition] = std::move(proof);
       if (++job.finished == job.partitions) CompleteJobLocked(job, d);
-    } else if (job.active && !error.empty()) {
-      SetStageLocked(job, item.partition, PartitionStage::kFailed);
-      FailJobLocked(job, JobOutcome::kFailed,
-                    "partition " + std::to_string(item.partition) + " finalize failed: " + error, d);
     } else {
-      SetStageLocked(job, item.partition, PartitionStage::kSkipped);
+      EndPartitionLocked(job, item.partition, "finalize", error, d);
     }
+    RetireLocked(std::move(item), d);  // its data and reservation are gone already
     const auto t_done = SteadyClock::now();
     if (config.timeline) {
       d.lines.insert(d.lines.begin(),

@@ -36,7 +36,7 @@ TEST(DaemonConfig, ExampleFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(c.scheduler.max_batch_size, d.scheduler.max_batch_size);
   EXPECT_EQ(c.scheduler.max_batch_wait_ms, d.scheduler.max_batch_wait_ms);
   EXPECT_EQ(c.synthesis.threads, d.synthesis.threads);
-  EXPECT_EQ(c.pipeline.enabled, d.pipeline.enabled);
+  EXPECT_EQ(c.daemon.rpc_threads, d.daemon.rpc_threads);
   EXPECT_EQ(c.pipeline.synthesis_concurrency, d.pipeline.synthesis_concurrency);
   EXPECT_EQ(c.pipeline.max_parallel_synthesis, d.pipeline.max_parallel_synthesis);
   EXPECT_EQ(c.pipeline.max_gpu_queue_depth, d.pipeline.max_gpu_queue_depth);
@@ -81,6 +81,10 @@ TEST(DaemonConfig, ErrorsNameTheKeyAndValue) {
   EXPECT_TRUE(has(e, "pipeline.synthesis_concurrency")) << e;
   e = ErrorOf("[pipeline]\nenabled = \"yes\"\n");
   EXPECT_TRUE(has(e, "pipeline.enabled")) << e;
+  e = ErrorOf("[pipeline]\nenabled = false\n");  // the pipeline is the only proof path
+  EXPECT_TRUE(has(e, "pipeline.enabled") && has(e, "only proof path")) << e;
+  e = ErrorOf("[daemon]\nrpc_threads = 1\n");
+  EXPECT_TRUE(has(e, "daemon.rpc_threads")) << e;
   e = ErrorOf("[logging]\nformat = \"xml\"\n");
   EXPECT_TRUE(has(e, "logging.format") && has(e, "xml")) << e;
   e = ErrorOf("[gpus]\ndevices = [\"0\"]\n");

@@ -1,29 +1,30 @@
-// JobTracker (daemon/job_tracker.hpp) without a daemon: request_id
-// idempotency, AwaitProof deadlines, cancellation of queued and running
-// jobs through a fake ProofRunner, retention pruning, shutdown.
+// JobTracker (prover/job_tracker.hpp) without a daemon: request_id
+// idempotency, await deadlines and withdrawn waiters, cancellation of queued
+// and running jobs through a fake runner, retention pruning, shutdown.
 #include <gtest/gtest.h>
 
 #include <future>
+#include <mutex>
 #include <set>
 #include <thread>
 
-#include "daemon/job_tracker.hpp"
+#include "prover/job_tracker.hpp"
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // Queued ids can be taken back; anything else counts as started.
-class FakeRunner final : public ProofRunner {
+class FakeRunner final : public JobCanceller {
  public:
-  void Enqueue(std::shared_ptr<ProofJob> job) override { queued.insert(job->id); }
-  std::optional<uint32_t> QueuePosition(const std::string&) const override { return 0; }
   bool RemoveQueued(const std::string& id) override { return queued.erase(id) > 0; }
-  RunnerCounts Counts() const override { return {}; }
-  bool Shutdown(Clock::time_point) override { return true; }
-  std::set<std::string> queued;
+  bool Cancel(const std::string& id) override {
+    cancelled.insert(id);
+    return true;
+  }
+  std::set<std::string> queued, cancelled;
 };
 
 std::shared_ptr<ProofJob> Job(unsigned partitions = 1) {
@@ -33,9 +34,9 @@ std::shared_ptr<ProofJob> Job(unsigned partitions = 1) {
   return j;
 }
 
-JobOutcome Completed() {
-  JobOutcome o;
-  o.kind = JobOutcome::Kind::kCompleted;
+JobResult Completed() {
+  JobResult o;
+  o.outcome = JobOutcome::kCompleted;
   o.proof.assign(192, 7);
   o.timings.total_ms = 5;
   return o;
@@ -71,28 +72,65 @@ TEST(JobTracker, AwaitHonoursTheDeadlineAndWakesOnCompletion) {
   JobTracker t(std::chrono::minutes(1), nullptr);
   const std::string id = t.Submit("", "d", Job()).job_id;
   auto t0 = Clock::now();
-  JobView v = t.Await(id, t0 + milliseconds(150), nullptr);
+  JobView v = t.Await(id, t0 + milliseconds(150));
   const auto waited = Clock::now() - t0;
-  EXPECT_EQ(v.state, JobState::kTimeout);
+  EXPECT_TRUE(v.timed_out);
+  EXPECT_EQ(v.state, JobState::kQueued);
   EXPECT_GE(waited, milliseconds(150));
   EXPECT_LT(waited, milliseconds(1000));
 
-  auto waiter = std::async(std::launch::async, [&] { return t.Await(id, std::nullopt, nullptr); });
-  ASSERT_TRUE(WaitAwaiting(t, 1));  // blocked inside Await: the completion must wake it
+  auto waiter = std::async(std::launch::async, [&] { return t.Await(id, std::nullopt); });
+  ASSERT_TRUE(WaitAwaiting(t, 1));  // registered: the completion must answer it
   t.OnJobStarted(id);
   t.OnJobFinished(id, Completed());
   ASSERT_EQ(waiter.wait_for(std::chrono::seconds(2)), std::future_status::ready);
   v = waiter.get();
   EXPECT_EQ(v.state, JobState::kCompleted);
+  EXPECT_FALSE(v.timed_out);
   EXPECT_EQ(v.proof.size(), 192u);
-  EXPECT_THROW(t.Await("nope", std::nullopt, nullptr), JobNotFoundError);
+  EXPECT_THROW(t.Await("nope", std::nullopt), JobNotFoundError);
+  // A job that already ended answers at once, before AwaitAsync returns.
+  bool answered = false;
+  t.AwaitAsync(id, std::nullopt, [&](JobView) { answered = true; });
+  EXPECT_TRUE(answered);
+}
 
-  // A caller who hung up stops waiting within a slice.
-  const std::string other = t.Submit("", "d", Job()).job_id;
-  t0 = Clock::now();
-  v = t.Await(other, std::nullopt, [] { return true; });
-  EXPECT_EQ(v.state, JobState::kTimeout);
-  EXPECT_LT(Clock::now() - t0, milliseconds(1000));
+// Many waiters hold no thread; deadlines fire in order from one timer; a
+// withdrawn waiter (its client hung up) is never called.
+TEST(JobTracker, AsyncWaitersWithDeadlinesAndWithdrawals) {
+  JobTracker t(std::chrono::minutes(1), nullptr);
+  const std::string id = t.Submit("", "d", Job()).job_id;
+  std::mutex mu;
+  std::vector<int> order;  // which waiters were called, in order
+  int completed = 0;
+  const auto t0 = Clock::now();
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 1000; ++i) {
+    std::optional<Clock::time_point> deadline;
+    if (i < 3) deadline = t0 + milliseconds(100 * (3 - i));  // 300, 200, 100 ms: answered in reverse order
+    ids.push_back(t.AwaitAsync(id, deadline, [&, i](JobView v) {
+      std::lock_guard lock(mu);
+      if (v.timed_out) {
+        order.push_back(i);
+      } else {
+        EXPECT_EQ(v.state, JobState::kCompleted);
+        ++completed;
+      }
+    }));
+  }
+  EXPECT_EQ(t.Counts().awaiting, 1000u);
+  EXPECT_TRUE(t.Withdraw(ids[10]));
+  EXPECT_FALSE(t.Withdraw(ids[10]));
+  ASSERT_TRUE(WaitAwaiting(t, 996));  // the three deadlines passed
+  EXPECT_GE(Clock::now() - t0, milliseconds(300));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(order, (std::vector<int>{2, 1, 0}));
+  }
+  t.OnJobFinished(id, Completed());  // answers the rest on this thread
+  EXPECT_EQ(completed, 996);
+  EXPECT_EQ(t.Counts().awaiting, 0u);
+  EXPECT_FALSE(t.Withdraw(ids[500]));  // already answered
 }
 
 TEST(JobTracker, CancelQueuedAndRunning) {
@@ -100,21 +138,21 @@ TEST(JobTracker, CancelQueuedAndRunning) {
   FakeRunner runner;
   auto queued = Job();
   const std::string q = t.Submit("", "d", queued).job_id;
-  runner.Enqueue(queued);
+  runner.queued.insert(q);
   EXPECT_FALSE(t.Cancel(q, runner));  // was not running
-  EXPECT_EQ(t.Await(q, std::nullopt, nullptr).state, JobState::kCancelled);
+  EXPECT_EQ(t.Await(q, std::nullopt).state, JobState::kCancelled);
   EXPECT_TRUE(runner.queued.empty());
 
   auto running = Job();
   const std::string r = t.Submit("", "d", running).job_id;
   t.OnJobStarted(r);
   EXPECT_TRUE(t.Cancel(r, runner));
-  EXPECT_TRUE(running->cancel->cancelled());
-  JobView v = t.Await(r, std::nullopt, nullptr);
+  EXPECT_EQ(runner.cancelled.count(r), 1u);  // the runner was told at once
+  JobView v = t.Await(r, std::nullopt);
   EXPECT_EQ(v.state, JobState::kCancelled);
   EXPECT_TRUE(v.stopping);  // the runner has not let go yet
   t.OnJobFinished(r, Completed());  // it finished its stage anyway: the cancellation stands
-  v = t.Await(r, std::nullopt, nullptr);
+  v = t.Await(r, std::nullopt);
   EXPECT_EQ(v.state, JobState::kCancelled);
   EXPECT_FALSE(v.stopping);
   EXPECT_FALSE(t.Cancel(r, runner));  // already ended
@@ -128,11 +166,13 @@ TEST(JobTracker, FinishedJobsArePrunedAfterRetentionAndTheirRequestIdsFreed) {
   const std::string id = t.Submit("req", "d", Job()).job_id;
   const std::string active = t.Submit("other", "d", Job()).job_id;
   t.OnJobFinished(id, Completed());
-  EXPECT_EQ(t.Prune(), 0u);  // not yet
-  std::this_thread::sleep_for(milliseconds(150));
-  EXPECT_EQ(t.Prune(), 1u);
-  EXPECT_THROW(t.Await(id, std::nullopt, nullptr), JobNotFoundError);
-  EXPECT_EQ(t.Await(active, Clock::now(), nullptr).state, JobState::kTimeout);  // active jobs stay
+  EXPECT_EQ(t.Counts().retained, 1u);  // not yet
+  // The timer prunes it once its retention has run out (no caller needed).
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (t.Counts().pruned == 0 && Clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+  EXPECT_EQ(t.Counts().pruned, 1u);
+  EXPECT_THROW(t.Await(id, std::nullopt), JobNotFoundError);
+  EXPECT_TRUE(t.Await(active, Clock::now()).timed_out);  // active jobs stay
   EXPECT_TRUE(t.Submit("req", "other-digest", Job()).created);  // the id is free again
 }
 
@@ -141,8 +181,8 @@ TEST(JobTracker, ShutdownAnswersEveryWaiter) {
   const std::string a = t.Submit("", "d", Job()).job_id;
   const std::string b = t.Submit("", "d", Job()).job_id;
   t.OnJobStarted(a);
-  auto wa = std::async(std::launch::async, [&] { return t.Await(a, std::nullopt, nullptr); });
-  auto wb = std::async(std::launch::async, [&] { return t.Await(b, std::nullopt, nullptr); });
+  auto wa = std::async(std::launch::async, [&] { return t.Await(a, std::nullopt); });
+  auto wb = std::async(std::launch::async, [&] { return t.Await(b, std::nullopt); });
   ASSERT_TRUE(WaitAwaiting(t, 2));
   t.CancelAllActive("shutting down");
   EXPECT_TRUE(WaitAwaiting(t, 0));
@@ -156,9 +196,9 @@ TEST(Metrics, ExpositionHasCuzkNamesAndCumulativeHistograms) {
   Metrics m;
   JobTimings t;
   t.total_ms = 1500;
-  t.gpu_ms = 700;
-  m.RecordFinished(JobKind::kSnapDeals, JobOutcome::Kind::kCompleted, t);
-  m.RecordFinished(JobKind::kSnapDeals, JobOutcome::Kind::kFailed, t);
+  t.gpu_compute_ms = 700;
+  m.RecordFinished(JobKind::kSnapDeals, JobOutcome::kCompleted, t);
+  m.RecordFinished(JobKind::kSnapDeals, JobOutcome::kFailed, t);
   const std::string text = m.Render({});
   for (const char* needle :
        {"\ncuzk_proofs_completed_total 1\n", "\ncuzk_proofs_failed_total 1\n",
@@ -173,4 +213,4 @@ TEST(Metrics, ExpositionHasCuzkNamesAndCumulativeHistograms) {
 }
 
 }  // namespace
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

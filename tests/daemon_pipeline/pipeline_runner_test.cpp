@@ -1,10 +1,10 @@
-// PipelineProofRunner with real 2 KiB SnapDeals jobs on CPU-backend workers:
+// ProofRunner with real 2 KiB SnapDeals jobs on CPU-backend workers:
 // a merged proof that verifies (and nothing held afterwards), priority order
 // of queued jobs with QueuePosition and RemoveQueued, a cancelled job
 // (kCancelled, every reservation released), a corrupt partition (the job
 // fails once, its siblings are skipped), a job larger than the budget
 // (refused at once, nothing queued).
-#include "daemon/pipeline_proof_runner.hpp"
+#include "prover/proof_runner.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,8 +19,7 @@
 #include <mutex>
 #include <thread>
 
-#include "daemon/request_validation.hpp"
-#include "daemon/srs_registry.hpp"
+#include "prover/srs_registry.hpp"
 #include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
@@ -31,7 +30,7 @@
 #include "engine/groth16/verifier.hpp"
 #include "scheduler/timeline.hpp"
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 namespace {
 
 namespace fs = std::filesystem;
@@ -106,13 +105,11 @@ uint32_t SrsRefCount() {
   return 0;
 }
 
-std::shared_ptr<ProofJob> MakeJob(const std::string& id, JobPriority priority, unsigned copies = 1) {
-  static uint64_t sequence = 0;
+std::shared_ptr<ProofJob> MakeJob(const std::string& id, int priority, unsigned copies = 1) {
   auto job = std::make_shared<ProofJob>();
   job->id = id;
   job->kind = JobKind::kSnapDeals;
-  job->priority = priority;
-  job->sequence = sequence++;
+  job->priority = static_cast<Priority>(priority);
   job->submitted = Clock::now();
   job->shape = Shape();
   job->commitments = Sector().commitments;
@@ -126,10 +123,10 @@ class Recorder : public JobObserver {
  public:
   struct Job {
     std::vector<std::pair<unsigned, PartitionStage>> stages;
-    std::map<unsigned, JobTimings> times;
+    std::map<unsigned, PartitionStatus> times;  // the last status of each partition
     unsigned started = 0, finished = 0;
     bool late_callback = false;  // anything after OnJobFinished
-    std::optional<JobOutcome> outcome;
+    std::optional<JobResult> outcome;
     uint32_t srs_refs_at_finish = ~0u;
   };
 
@@ -141,20 +138,15 @@ class Recorder : public JobObserver {
     start_order_.push_back(id);
     cv_.notify_all();
   }
-  void OnPartitionStage(const std::string& id, unsigned p, PartitionStage stage) override {
+  void OnPartitionStage(const std::string& id, uint32_t p, const PartitionStatus& status) override {
     std::lock_guard lock(mu_);
     Job& j = jobs_[id];
     j.late_callback |= j.finished > 0;
-    j.stages.emplace_back(p, stage);
+    j.stages.emplace_back(p, status.stage);
+    j.times[p] = status;
     cv_.notify_all();
   }
-  void OnPartitionTimes(const std::string& id, unsigned p, const JobTimings& t) override {
-    std::lock_guard lock(mu_);
-    Job& j = jobs_[id];
-    j.late_callback |= j.finished > 0;
-    j.times[p] = t;
-  }
-  void OnJobFinished(const std::string& id, JobOutcome outcome) override {
+  void OnJobFinished(const std::string& id, JobResult outcome) override {
     const uint32_t refs = SrsRefCount();  // the runner must have dropped its lease by now
     std::lock_guard lock(mu_);
     Job& j = jobs_[id];
@@ -213,8 +205,8 @@ struct Lines {
   }
 };
 
-PipelineRunnerOptions CpuOptions(Lines* lines, uint64_t budget = 8ull << 30) {
-  PipelineRunnerOptions o;
+RunnerOptions CpuOptions(Lines* lines, uint64_t budget = 8ull << 30) {
+  RunnerOptions o;
   o.synthesis_threads = 1;
   o.engine_threads = 0;
   o.cpu_workers = true;
@@ -244,17 +236,17 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
   // host (one worker each), CPU-backend workers otherwise.
   Recorder rec;
   Lines lines;
-  PipelineRunnerOptions o = CpuOptions(&lines);
+  RunnerOptions o = CpuOptions(&lines);
   o.cpu_workers = false;
   o.workers_per_device = 1;
   o.pinned_abc_on_cpu_workers = true;  // a/b/c in pool buffers also without a GPU
-  auto runner = MakePipelineProofRunner(o, &rec);
+  auto runner = std::make_unique<ProofRunner>(o, &rec);
   std::printf("proving on %s\n", runner->devices().empty() ? "CPU-backend workers"
                                                              : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
   runner->Enqueue(MakeJob("good", 2));  // the runner holds the only reference now
   ASSERT_TRUE(rec.WaitFinished("good"));
   const Recorder::Job j = rec.Get("good");
-  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kCompleted) << j.outcome->error;
+  ASSERT_EQ(j.outcome->outcome, JobOutcome::kCompleted) << j.outcome->error;
   EXPECT_EQ(j.finished, 1u);
   EXPECT_EQ(j.started, 1u);
   EXPECT_FALSE(j.late_callback);
@@ -271,19 +263,21 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
     EXPECT_FALSE(groth16::Verify(pvk, (*proofs)[k], snapdeals::PartitionPublicInputs(Shape(), k, {}).AsArray()));
   }
 
-  EXPECT_EQ(StagesOf(j, 0), (std::vector<PartitionStage>{PartitionStage::kSynthesizing, PartitionStage::kSynthDone,
-                                                         PartitionStage::kGpu, PartitionStage::kVerifying,
-                                                         PartitionStage::kDone}));
+  EXPECT_EQ(StagesOf(j, 0), (std::vector<PartitionStage>{PartitionStage::kDispatched, PartitionStage::kSynthesizing,
+                                                         PartitionStage::kGpuQueued, PartitionStage::kGpu,
+                                                         PartitionStage::kFinalizing, PartitionStage::kDone}));
   ASSERT_EQ(j.times.count(0), 1u);
   const JobTimings& t = j.outcome->timings;
   EXPECT_GT(t.synthesis_ms, 0);
-  EXPECT_GT(t.gpu_ms, 0);
+  EXPECT_GT(t.gpu_compute_ms, 0);
   EXPECT_GT(t.verify_ms, 0);
+  EXPECT_GE(t.finalize_ms, t.verify_ms);
   EXPECT_GE(t.queue_wait_ms, 0);
-  EXPECT_GE(t.total_ms, t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.gpu_ms + t.verify_ms - 1);
-  EXPECT_DOUBLE_EQ(j.times.at(0).synthesis_ms, t.synthesis_ms);
-  std::printf("2 KiB job: total %.0f ms (queue %.0f, srs load %.0f, synthesis %.0f, prove %.0f, verify %.0f)\n",
-              t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.gpu_ms, t.verify_ms);
+  EXPECT_GE(t.total_ms, t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.gpu_compute_ms + t.finalize_ms - 1);
+  EXPECT_DOUBLE_EQ(j.times.at(0).synth_ms, t.synthesis_ms);
+  EXPECT_DOUBLE_EQ(j.times.at(0).srs_load_ms, t.srs_load_ms);
+  std::printf("2 KiB job: total %.0f ms (queue %.0f, srs load %.0f, synthesis %.0f, GPU start %.0f, finalize %.0f)\n",
+              t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.gpu_compute_ms, t.finalize_ms);
 
   // a/b/c went through the pinned pool: one buffer per partition (2 KiB: 1)
   // of a/b/c plus the z copy, (3 m + n) 32 bytes rounded up to 4 KiB, back
@@ -312,7 +306,7 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
 
 TEST_F(PipelineRunnerTest, QueuedJobsStartInPriorityOrderAndCanBeTakenBack) {
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   auto first = MakeJob("first", 2);
   runner->Enqueue(first);
   ASSERT_TRUE(rec.WaitStarted("first"));
@@ -333,14 +327,14 @@ TEST_F(PipelineRunnerTest, QueuedJobsStartInPriorityOrderAndCanBeTakenBack) {
   EXPECT_EQ(runner->QueuePosition("low"), 1u);
   gone.reset();
   // Only their starting order matters here: each is cancelled once it started.
-  first->cancel->Cancel();
+  EXPECT_TRUE(runner->Cancel("first"));
   ASSERT_TRUE(rec.WaitStarted("high"));
-  high->cancel->Cancel();
+  EXPECT_TRUE(runner->Cancel("high"));
   ASSERT_TRUE(rec.WaitStarted("low"));
-  low->cancel->Cancel();
+  EXPECT_TRUE(runner->Cancel("low"));
   for (const char* id : {"first", "high", "low"}) {
     ASSERT_TRUE(rec.WaitFinished(id)) << id;
-    EXPECT_EQ(rec.Get(id).outcome->kind, JobOutcome::Kind::kCancelled) << id;
+    EXPECT_EQ(rec.Get(id).outcome->outcome, JobOutcome::kCancelled) << id;
     EXPECT_EQ(rec.Get(id).finished, 1u) << id;
   }
   EXPECT_EQ(rec.StartOrder(), (std::vector<std::string>{"first", "high", "low"}));
@@ -351,7 +345,7 @@ TEST_F(PipelineRunnerTest, QueuedJobsStartInPriorityOrderAndCanBeTakenBack) {
 
 TEST_F(PipelineRunnerTest, CancelledJobFinishesCancelledAndReleasesItsReservations) {
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   auto job = MakeJob("doomed", 2);
   runner->Enqueue(job);
   // Inside Synthesize (parameter load or witness), not merely dispatched.
@@ -365,16 +359,16 @@ TEST_F(PipelineRunnerTest, CancelledJobFinishesCancelledAndReleasesItsReservatio
   const scheduler::PipelineStatus during = runner->PipelineStatus();
   EXPECT_GT(during.reserved_bytes, 0u) << "a synthesizing partition holds its reservation";
   ASSERT_EQ(during.jobs.size(), 1u);
-  job->cancel->Cancel();  // what JobTracker::Cancel does for a started job
+  EXPECT_TRUE(runner->Cancel("doomed"));  // what JobTracker::Cancel does for a started job
   ASSERT_TRUE(rec.WaitFinished("doomed"));
   const Recorder::Job j = rec.Get("doomed");
-  EXPECT_EQ(j.outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_EQ(j.outcome->outcome, JobOutcome::kCancelled);
   EXPECT_EQ(j.outcome->error, "cancelled");
   EXPECT_EQ(j.finished, 1u);
   EXPECT_FALSE(j.late_callback);
   const auto stages = StagesOf(j, 0);
   ASSERT_FALSE(stages.empty());
-  EXPECT_EQ(stages.back(), PartitionStage::kCancelled);
+  EXPECT_EQ(stages.back(), PartitionStage::kSkipped);
   EXPECT_EQ(std::count(stages.begin(), stages.end(), PartitionStage::kDone), 0);
   // Reported once the pipeline let go: nothing is reserved any more.
   const scheduler::PipelineStatus after = runner->PipelineStatus();
@@ -390,7 +384,7 @@ TEST_F(PipelineRunnerTest, CorruptPartitionFailsTheJobOnceAndItsSiblingsAreSkipp
   // siblings queue behind the corrupt partition 0 (with one synthesis thread
   // they cannot start before it fails).
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   auto job = MakeJob("corrupt", 2, 3);
   job->partitions[0].challenge_proofs.at(0).proof_r_old.leaf[0] ^= 1;  // still canonical: a wrong leaf
   runner->Enqueue(job);
@@ -399,12 +393,12 @@ TEST_F(PipelineRunnerTest, CorruptPartitionFailsTheJobOnceAndItsSiblingsAreSkipp
   const Recorder::Job j = rec.Get("corrupt");
   EXPECT_EQ(j.finished, 1u);
   EXPECT_FALSE(j.late_callback);
-  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kFailed);
+  ASSERT_EQ(j.outcome->outcome, JobOutcome::kFailed);
   EXPECT_NE(j.outcome->error.find("partition 0"), std::string::npos) << j.outcome->error;
   EXPECT_NE(j.outcome->error.find("synthesis"), std::string::npos) << j.outcome->error;
   EXPECT_EQ(StagesOf(j, 0).back(), PartitionStage::kFailed);
   for (unsigned k : {1u, 2u}) {
-    EXPECT_EQ(StagesOf(j, k), std::vector<PartitionStage>{PartitionStage::kCancelled}) << "partition " << k;
+    EXPECT_EQ(StagesOf(j, k), std::vector<PartitionStage>{PartitionStage::kSkipped}) << "partition " << k;
   }
   const scheduler::PipelineStatus s = runner->PipelineStatus();
   EXPECT_EQ(s.reserved_bytes, 0u);
@@ -414,7 +408,7 @@ TEST_F(PipelineRunnerTest, CorruptPartitionFailsTheJobOnceAndItsSiblingsAreSkipp
 
 TEST_F(PipelineRunnerTest, JobLargerThanTheBudgetIsRefusedAtOnce) {
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr, 64ull << 20), &rec);  // 64 MiB
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr, 64ull << 20), &rec);  // 64 MiB
   EXPECT_EQ(runner->budget_bytes(), 64ull << 20);
   auto job = MakeJob("huge", 2);
   const auto t0 = Clock::now();
@@ -438,7 +432,7 @@ TEST_F(PipelineRunnerTest, JobLargerThanTheBudgetIsRefusedAtOnce) {
 
 TEST_F(PipelineRunnerTest, ShutdownCancelsQueuedJobsAndStopsStartedOnes) {
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   runner->Enqueue(MakeJob("running", 2));
   ASSERT_TRUE(rec.WaitStarted("running"));
   runner->Enqueue(MakeJob("waiting", 2));
@@ -446,7 +440,7 @@ TEST_F(PipelineRunnerTest, ShutdownCancelsQueuedJobsAndStopsStartedOnes) {
   // unless that stage (an engine call) outlasts the pipeline's second of slack.
   const bool stopped = runner->Shutdown(Clock::now());
   ASSERT_TRUE(rec.WaitFinished("waiting", 5s));
-  EXPECT_EQ(rec.Get("waiting").outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_EQ(rec.Get("waiting").outcome->outcome, JobOutcome::kCancelled);
   EXPECT_EQ(rec.Get("waiting").outcome->error, "cancelled: the daemon is shutting down");
   EXPECT_EQ(rec.Get("waiting").started, 0u);
   EXPECT_THROW(runner->Enqueue(MakeJob("late", 2)), std::runtime_error);
@@ -457,7 +451,7 @@ TEST_F(PipelineRunnerTest, ShutdownCancelsQueuedJobsAndStopsStartedOnes) {
   runner.reset();  // joins a stage still inside an engine call; its job is reported then
   const Recorder::Job r = rec.Get("running");
   EXPECT_EQ(r.finished, 1u);
-  EXPECT_EQ(r.outcome->kind, JobOutcome::Kind::kCancelled);
+  EXPECT_EQ(r.outcome->outcome, JobOutcome::kCancelled);
   EXPECT_FALSE(r.late_callback);
   EXPECT_EQ(rec.Get("waiting").finished, 1u);
   EXPECT_EQ(SrsRefCount(), 0u);
@@ -514,15 +508,15 @@ TEST(PipelineRunnerGeneric, ProvesAGenericR1csJob) {
   job->witness.values = snarkjs::ReadWtns(dir + "/multi_public.wtns");
   job->params = srs.Acquire("multi_public");
   const std::shared_ptr<const LoadedParams> params = job->params.Get(nullptr);
-  BindGenericWitness(*job, *params);
+  job->witness.num_inputs = params->circuit.num_inputs;  // what Prover::Submit checks and sets
   const std::vector<ff::Fr> publics = job->witness.PublicInputs();
   Recorder rec;
-  auto runner = MakePipelineProofRunner(CpuOptions(nullptr), &rec);
+  auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   runner->Enqueue(job);
   job.reset();
   ASSERT_TRUE(rec.WaitFinished("generic", 60s));
   const Recorder::Job j = rec.Get("generic");
-  ASSERT_EQ(j.outcome->kind, JobOutcome::Kind::kCompleted) << j.outcome->error;
+  ASSERT_EQ(j.outcome->outcome, JobOutcome::kCompleted) << j.outcome->error;
   const auto proof = groth16::DecodeProof(j.outcome->proof);
   ASSERT_TRUE(proof.has_value());
   EXPECT_TRUE(groth16::Verify(params->pvk, *proof, publics));
@@ -533,4 +527,4 @@ TEST(PipelineRunnerGeneric, ProvesAGenericR1csJob) {
 }
 
 }  // namespace
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

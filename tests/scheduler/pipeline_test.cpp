@@ -416,6 +416,55 @@ TEST(Pipeline, CancellationReleasesReservationsVisibleInStatus) {
   EXPECT_EQ(results.by_id.at("after")[0].outcome, JobOutcome::kCompleted);
 }
 
+// on_released: after on_done, once every stage call has returned and the
+// job's reservations and work are gone (the daemon answers its waiters then).
+TEST(Pipeline, OnReleasedComesAfterOnDoneWithNothingHeld) {
+  memory::Budget budget(100);
+  Results results;
+  Pipeline pipeline(FastConfig(nullptr, 4, 1), budget);
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{20, 10});
+  work->block_until_cancelled = true;
+  FakeWork* raw = work.get();
+  std::weak_ptr<FakeWork> weak = work;
+  std::promise<std::pair<uint64_t, bool>> released;  // reserved bytes, on_done seen
+  JobRequest r{"stuck", Priority::kNormal, 8, std::move(work), results.Callback()};
+  r.on_released = [&] {
+    bool done_seen;
+    {
+      std::lock_guard lock(results.mu);
+      done_seen = results.by_id.count("stuck") == 1;
+    }
+    EXPECT_TRUE(weak.expired());  // the work (vanilla proofs, parameter lease in the daemon) is gone
+    released.set_value({budget.Stats().reserved, done_seen});
+  };
+  pipeline.Submit(std::move(r));
+  ASSERT_TRUE(WaitUntil([&] { return raw->synth_started.load() == 4; }));
+  EXPECT_TRUE(pipeline.Cancel("stuck"));
+  auto f = released.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  const auto [reserved, done_seen] = f.get();
+  EXPECT_EQ(reserved, 0u);
+  EXPECT_TRUE(done_seen);
+}
+
+// A token set without Cancel (a stage notices it first) still ends the job.
+TEST(Pipeline, ATokenCancelledOutsideTheCallEndsTheJob) {
+  memory::Budget budget(100);
+  Results results;
+  Pipeline pipeline(FastConfig(nullptr, 1, 1), budget);
+  auto work = std::make_shared<FakeWork>(1, PartitionBytes{20, 10});
+  work->block_until_cancelled = true;
+  JobRequest r{"t", Priority::kNormal, 6, work, results.Callback()};
+  CancelToken token = r.cancel;
+  pipeline.Submit(std::move(r));
+  ASSERT_TRUE(WaitUntil([&] { return work->synth_started.load() == 1; }));
+  token.Cancel();
+  ASSERT_TRUE(results.WaitFor(1));
+  EXPECT_EQ(results.by_id.at("t")[0].outcome, JobOutcome::kCancelled);
+  EXPECT_TRUE(WaitUntil([&] { return pipeline.Status().reserved_bytes == 0; }));
+  EXPECT_EQ(work->synth_started.load(), 1);  // the queued partitions were dropped, not run
+}
+
 TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
   memory::Budget budget(25);  // two partitions of 10 at a time
   Log log;
@@ -531,9 +580,9 @@ TEST(Pipeline, NotificationsArriveInStateOrderAndOnDoneLast) {
         std::lock_guard lock(mu);
         seen[id].push_back("started");
       };
-      r.on_stage = [&, id](uint32_t p, PartitionStage st) {
+      r.on_stage = [&, id](uint32_t p, const PartitionStatus& st) {
         std::lock_guard lock(mu);
-        seen[id].push_back(std::to_string(p) + ":" + std::string(PartitionStageName(st)));
+        seen[id].push_back(std::to_string(p) + ":" + std::string(PartitionStageName(st.stage)));
       };
       auto done = results.Callback();
       r.on_done = [&, id, done](JobResult res) {

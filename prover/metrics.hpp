@@ -13,12 +13,13 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 
-#include "daemon/proof_runner.hpp"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "prover/job.hpp"
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 
 // Cumulative buckets over seconds (a 2 KiB CPU proof: ~20 s; a 32 GiB GPU
 // partition: ~1-2 s; a CPU 32 GiB sector: hours).
@@ -49,7 +50,7 @@ struct MetricsGauges {
 
 class Metrics {
  public:
-  void RecordFinished(JobKind kind, JobOutcome::Kind outcome, const JobTimings& t);
+  void RecordFinished(JobKind kind, JobOutcome outcome, const JobTimings& t);
   void RecordDeduplicated();
   void RecordRejected(const std::string& code);  // requests refused before queueing, by gRPC code name
   std::string Render(const MetricsGauges& g) const;
@@ -60,10 +61,10 @@ class Metrics {
     double duration_sum = 0;  // completed proofs, seconds
     Histogram queue_wait, synthesis, gpu, total;
   };
-  mutable std::mutex mu_;
-  std::map<JobKind, PerKind> kinds_;
-  std::map<std::string, uint64_t> rejected_;
-  uint64_t deduplicated_ = 0;
+  mutable absl::Mutex mu_;
+  std::map<JobKind, PerKind> kinds_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> rejected_ ABSL_GUARDED_BY(mu_);
+  uint64_t deduplicated_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -31,9 +30,11 @@
 #include "engine/groth16/types.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "memory/budget.hpp"
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 
 // Parameter files missing or unreadable (-> FAILED_PRECONDITION).
 class SrsUnavailableError : public std::runtime_error {
@@ -58,6 +59,14 @@ struct LoadedParams {
   groth16::ProvingKey pk;
   groth16::PreparedVerifyingKey pvk;
   uint64_t resident_bytes = 0;  // circuit matrices + key points
+};
+
+// A circuit's size, without its matrices: what the budget estimate of a
+// partition needs before the parameters are loaded.
+struct CircuitDims {
+  uint64_t constraints = 0;  // rows, without the prover's appended input rows
+  uint64_t inputs = 0;       // ONE included
+  uint64_t variables = 0;    // ONE, inputs, aux
 };
 
 enum class SrsTier { kHot = 0, kWarm = 1, kCold = 2 };  // proto SRSStatus.Tier values
@@ -98,6 +107,9 @@ class SrsRegistry {
     // load). *load_ms: time this call spent loading or waiting for a load.
     std::shared_ptr<const LoadedParams> Get(double* load_ms) const;
     const std::string& circuit_id() const;
+    // The set's circuit size: from the loaded circuit, else counted once per
+    // set (SnapDeals, without loading) or read (generic: loads the set).
+    CircuitDims Dims() const;
     // What the set takes in the budget: its resident bytes when loaded, else
     // the charge a load starts with (1.6x the .params file; 0 if unreadable).
     uint64_t ChargeBytes() const;
@@ -148,11 +160,11 @@ class SrsRegistry {
 
   std::string param_cache_;
   unsigned threads_;
-  mutable std::mutex mu_;  // guards entries_ (the map), not the loads
-  std::vector<std::shared_ptr<Entry>> entries_;
+  mutable absl::Mutex mu_;  // guards entries_ (the list), not the loads
+  std::vector<std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
   memory::Budget* budget_ = nullptr;  // set once by AttachBudget
   std::chrono::steady_clock::duration min_idle_{};
   memory::Budget::EvictorId evictor_id_ = 0;
 };
 
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

@@ -1,9 +1,9 @@
-#include "daemon/metrics.hpp"
+#include "prover/metrics.hpp"
 
 #include <cinttypes>
 #include <cstdio>
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 namespace {
 
 std::string Num(double v) {
@@ -66,35 +66,35 @@ void Histogram::Render(std::string& out, const std::string& name, const std::str
   Sample(out, name + "_count", labels, double(count_));
 }
 
-void Metrics::RecordFinished(JobKind kind, JobOutcome::Kind outcome, const JobTimings& t) {
-  std::lock_guard lock(mu_);
+void Metrics::RecordFinished(JobKind kind, JobOutcome outcome, const JobTimings& t) {
+  absl::MutexLock lock(&mu_);
   PerKind& k = kinds_[kind];
   switch (outcome) {
-    case JobOutcome::Kind::kCompleted:
+    case JobOutcome::kCompleted:
       ++k.completed;
       k.duration_sum += t.total_ms / 1000;
       k.queue_wait.Observe(t.queue_wait_ms / 1000);
       k.synthesis.Observe(t.synthesis_ms / 1000);
-      k.gpu.Observe(t.gpu_ms / 1000);
+      k.gpu.Observe(t.gpu_compute_ms / 1000);
       k.total.Observe(t.total_ms / 1000);
       break;
-    case JobOutcome::Kind::kFailed: ++k.failed; break;
-    case JobOutcome::Kind::kCancelled: ++k.cancelled; break;
+    case JobOutcome::kFailed: ++k.failed; break;
+    case JobOutcome::kCancelled: ++k.cancelled; break;
   }
 }
 
 void Metrics::RecordDeduplicated() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++deduplicated_;
 }
 
 void Metrics::RecordRejected(const std::string& code) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++rejected_[code];
 }
 
 std::string Metrics::Render(const MetricsGauges& g) const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::string out;
   // The SnapDeals kind is always present so that dashboards see zeros, not gaps.
   std::map<JobKind, PerKind> kinds = kinds_;
@@ -132,7 +132,7 @@ std::string Metrics::Render(const MetricsGauges& g) const {
   };
   const H hs[] = {{"cuzk_queue_wait_seconds", "Submit to first partition started, completed proofs.", &PerKind::queue_wait},
                   {"cuzk_synthesis_seconds", "Witness and a/b/c time per proof (partitions summed).", &PerKind::synthesis},
-                  {"cuzk_gpu_seconds", "Prove (NTT, MSM; CPU backend without a GPU) per proof.", &PerKind::gpu},
+                  {"cuzk_gpu_seconds", "GPU start (NTT, MSM; the CPU backend without a GPU) per proof, partitions summed.", &PerKind::gpu},
                   {"cuzk_total_seconds", "Submit to result per proof.", &PerKind::total}};
   for (const H& h : hs) {
     Family(out, h.name, "histogram", h.help);
@@ -161,4 +161,4 @@ std::string Metrics::Render(const MetricsGauges& g) const {
   return out;
 }
 
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

@@ -1,4 +1,4 @@
-#include "daemon/srs_registry.hpp"
+#include "prover/srs_registry.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,8 +10,9 @@
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/groth16/params_io.hpp"
+#include "absl/synchronization/mutex.h"
 
-namespace cuzk::daemon {
+namespace cuzk::prover {
 
 namespace fs = std::filesystem;
 
@@ -21,19 +22,20 @@ struct SrsRegistry::Entry {
   filecoin::SectorShape shape;
   std::string params_path, vk_path;  // generic: the .zkey and the .r1cs
   std::atomic<uint32_t> refs{0};
-  std::mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
-  std::mutex mu;       // guards `loaded`, `charge` and `idle_since` (brief)
-  std::shared_ptr<const LoadedParams> loaded;
-  memory::Reservation charge;  // its bytes in the budget (AttachBudget), while loaded
-  std::chrono::steady_clock::time_point idle_since = std::chrono::steady_clock::now();  // refs last fell to 0
+  absl::Mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
+  absl::Mutex mu;       // brief
+  std::shared_ptr<const LoadedParams> loaded ABSL_GUARDED_BY(mu);
+  memory::Reservation charge ABSL_GUARDED_BY(mu);  // its bytes in the budget (AttachBudget), while loaded
+  std::chrono::steady_clock::time_point idle_since ABSL_GUARDED_BY(mu) = std::chrono::steady_clock::now();  // refs last fell to 0
+  std::optional<CircuitDims> dims ABSL_GUARDED_BY(mu);  // known once counted or loaded
   void Unref() {
     if (refs.fetch_sub(1) == 1) {
-      std::lock_guard lock(mu);
+      absl::MutexLock lock(&mu);
       idle_since = std::chrono::steady_clock::now();
     }
   }
   std::shared_ptr<const LoadedParams> Loaded() {
-    std::lock_guard lock(mu);
+    absl::MutexLock lock(&mu);
     return loaded;
   }
 };
@@ -60,6 +62,10 @@ uint64_t LoadedBytes(const LoadedParams& p) {
          k.b_g2.size() * sizeof(ec::G2Affine);
 }
 
+CircuitDims DimsOf(const r1cs::CompiledCircuit& c) {
+  return {.constraints = c.num_constraints(), .inputs = c.num_inputs, .variables = c.num_variables()};
+}
+
 uint64_t FileSize(const std::string& path) {
   std::error_code ec;
   auto n = fs::file_size(path, ec);
@@ -73,7 +79,7 @@ SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads)
 SrsRegistry::~SrsRegistry() {
   if (budget_) budget_->RemoveEvictor(evictor_id_);
   for (auto& e : entries_) {  // charges go back before the memory (declared budget-first by the owner)
-    std::lock_guard lock(e->mu);
+    absl::MutexLock lock(&e->mu);
     e->loaded.reset();
     e->charge.Reset();
   }
@@ -90,30 +96,30 @@ void SrsRegistry::AttachBudget(memory::Budget* budget, std::chrono::steady_clock
 uint64_t SrsRegistry::EvictIdle(uint64_t needed) {
   std::vector<std::shared_ptr<Entry>> candidates;
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     candidates = entries_;
   }
   const auto now = std::chrono::steady_clock::now();
   std::vector<std::pair<std::chrono::steady_clock::time_point, std::shared_ptr<Entry>>> idle;
   for (auto& e : candidates) {
-    std::lock_guard lock(e->mu);
+    absl::MutexLock lock(&e->mu);
     if (e->loaded && e->refs.load() == 0 && now - e->idle_since >= min_idle_) idle.emplace_back(e->idle_since, e);
   }
   std::sort(idle.begin(), idle.end(), [](auto& a, auto& b) { return a.first < b.first; });
   uint64_t freed = 0;
   for (auto& [since, e] : idle) {
     if (freed >= needed) break;
-    // try_lock: a load in progress (possibly the caller of this evictor) is skipped, never waited for.
-    std::unique_lock load_lock(e->load_mu, std::try_to_lock);
-    if (!load_lock.owns_lock() || e->refs.load() != 0) continue;
+    // TryLock: a load in progress (possibly the caller of this evictor) is skipped, never waited for.
+    if (!e->load_mu.TryLock()) continue;
     memory::Reservation charge;  // destroyed after `dropped`: the budget sees the bytes once they are gone
     std::shared_ptr<const LoadedParams> dropped;
-    {
-      std::lock_guard lock(e->mu);
+    if (e->refs.load() == 0) {
+      absl::MutexLock lock(&e->mu);
       dropped = std::move(e->loaded);
       e->loaded.reset();
       charge = std::move(e->charge);
     }
+    e->load_mu.Unlock();
     if (!dropped) continue;
     freed += charge.bytes();
     dropped.reset();
@@ -162,7 +168,7 @@ std::shared_ptr<SrsRegistry::Entry> SrsRegistry::EntryFor(const std::string& cir
   } else {
     shape = ParseCircuitId(circuit_id);
   }
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (auto& e : entries_) {
     if (e->circuit_id == circuit_id) return e;
   }
@@ -198,7 +204,7 @@ SrsRegistry::Lease SrsRegistry::Acquire(const std::string& circuit_id) {
 
 std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load_ms) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::lock_guard load_lock(entry.load_mu);
+  absl::MutexLock load_lock(&entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
   if (!p) {
     // Charged before the memory is allocated (the evictors make room now),
@@ -244,9 +250,10 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       if (charge.bytes() < fresh->resident_bytes) charge.Merge(budget_->Charge(fresh->resident_bytes - charge.bytes()));
     }
     p = std::move(fresh);
-    std::lock_guard lock(entry.mu);
+    absl::MutexLock lock(&entry.mu);
     entry.loaded = p;
     entry.charge = std::move(charge);
+    entry.dims = DimsOf(p->circuit);
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
@@ -263,7 +270,7 @@ SrsRegistry::PreloadResult SrsRegistry::Preload(const std::string& circuit_id) {
 SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
   auto entry = EntryFor(circuit_id);
   // The load lock: an eviction never races a load of the same set.
-  std::lock_guard load_lock(entry->load_mu);
+  absl::MutexLock load_lock(&entry->load_mu);
   const uint32_t refs = entry->refs.load();
   if (refs > 0) {
     throw SrsInUseError("parameters " + circuit_id + " are in use by " + std::to_string(refs) +
@@ -272,7 +279,7 @@ SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
   memory::Reservation charge;  // given back after `dropped` goes (declared first, destroyed last)
   std::shared_ptr<const LoadedParams> dropped;
   {
-    std::lock_guard lock(entry->mu);
+    absl::MutexLock lock(&entry->mu);
     dropped = std::move(entry->loaded);
     entry->loaded.reset();
     charge = std::move(entry->charge);
@@ -285,7 +292,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
   std::vector<SrsInfo> out;
   std::vector<std::shared_ptr<Entry>> entries;
   {
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     entries = entries_;
   }
   for (uint64_t bytes : filecoin::SupportedSectorSizes()) {
@@ -331,7 +338,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
 }
 
 uint64_t SrsRegistry::ResidentBytes() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   uint64_t total = 0;
   for (const auto& e : entries_) {
     if (auto p = e->Loaded()) total += p->resident_bytes;
@@ -369,9 +376,24 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) con
   return registry_->Load(*entry_, load_ms);
 }
 const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }
+CircuitDims SrsRegistry::Lease::Dims() const {
+  {
+    absl::MutexLock lock(&entry_->mu);
+    if (entry_->dims) return *entry_->dims;
+  }
+  if (entry_->generic) return DimsOf(Get(nullptr)->circuit);  // a file's circuit: known once read
+  // Counted without the parameters (no values, no linear combinations: 2 KiB
+  // ~0.1 s, 32 GiB seconds), once per set: the compile at load time then
+  // replaces it with the same figures.
+  const snapdeals::CircuitCounts c = snapdeals::CountEmptySectorUpdate(entry_->shape);
+  const CircuitDims d{.constraints = c.constraints, .inputs = c.inputs, .variables = c.inputs + c.aux};
+  absl::MutexLock lock(&entry_->mu);
+  if (!entry_->dims) entry_->dims = d;
+  return *entry_->dims;
+}
 uint64_t SrsRegistry::Lease::ChargeBytes() const {
   if (auto p = entry_->Loaded()) return p->resident_bytes;
   return LoadChargeEstimate(entry_->params_path);
 }
 
-}  // namespace cuzk::daemon
+}  // namespace cuzk::prover

@@ -1,0 +1,159 @@
+#include "prover/partition_work.hpp"
+
+#include <bit>
+#include <stdexcept>
+
+#include "engine/circuits/snapdeals/native/public_inputs.hpp"
+#include "engine/circuits/snapdeals/witness/native_witness.hpp"
+#include "engine/groth16/os_rng.hpp"
+#include "engine/groth16/proof_encoding.hpp"
+#include "engine/groth16/prover.hpp"
+#include "engine/groth16/verifier.hpp"
+
+namespace cuzk::prover {
+namespace {
+
+constexpr uint64_t kFr = 32;  // bytes per field element
+constexpr uint64_t kFixedBytes = 64 << 10;
+
+uint64_t NextPow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
+
+// The CircuitWitness of one partition (MakeCircuitWitness): values plus vector headers.
+uint64_t VanillaBytes(const filecoin::SectorShape& s) {
+  uint64_t tree_r_siblings = 0;
+  for (unsigned arity : s.TreeRArities()) tree_r_siblings += arity - 1;
+  const uint64_t per_challenge = (2 * tree_r_siblings + s.apex_levels + 2) * kFr +
+                                 (2 * uint64_t(s.TreeRLevels()) + 3) * sizeof(std::vector<ff::Fr>);
+  return uint64_t(s.challenge_count) * per_challenge + (uint64_t(s.apex_leaf_count) + s.partition_bit_len + 16) * kFr;
+}
+
+// a/b/c and a copy of z in one buffer of the pipeline's PinnedPool, charged
+// to this partition's a/b/c reservation (PartitionContext::LeaseAbcBuffer);
+// it goes back to the pool when the input lets go of a/b/c (inside
+// ProveStart, or when the StageData is dropped).
+groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_t m, size_t n) {
+  auto buffer = std::make_shared<memory::PinnedBuffer>(ctx.LeaseAbcBuffer((3 * m + n) * kFr));
+  ff::Fr* base = buffer->as<ff::Fr>();
+  groth16::AbcMemory out;
+  out.spans = {.a = {base, m}, .b = {base + m, m}, .c = {base + 2 * m, m}};
+  out.z = {base + 3 * m, n};
+  out.owner = std::move(buffer);
+  return out;
+}
+
+// SNAP_DEALS_UPDATE: the native witness of partition k from its vanilla
+// proof; GENERIC_R1CS: the job's own assignment (one "partition"). a/b/c come
+// from PrepareProverInput, which also checks that every row holds (a corrupt
+// vanilla proof fails there, naming the row).
+groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
+                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory) {
+  r1cs::Assignment z;
+  if (job.kind == JobKind::kGenericR1cs) {
+    z = job.witness;  // a copy: PrepareProverInput consumes it, the job stays read-only
+  } else {
+    snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
+    z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = threads});
+  }
+  return groth16::PrepareProverInput(params.pk, params.circuit, std::move(z),
+                                     {.threads = threads, .abc_memory = abc_memory});
+}
+
+// The public inputs (without ONE) partition k's proof is verified against.
+std::vector<ff::Fr> PartitionVerifierInputs(const ProofJob& job, unsigned k) {
+  if (job.kind == JobKind::kGenericR1cs) return job.witness.PublicInputs();
+  const auto inputs = snapdeals::PartitionPublicInputs(job.shape, k, job.commitments).AsArray();
+  return {inputs.begin(), inputs.end()};
+}
+
+struct Synthesized final : scheduler::StageData {
+  std::shared_ptr<const LoadedParams> params;
+  groth16::ProverInput input;
+};
+
+struct Pending final : scheduler::StageData {
+  std::shared_ptr<const LoadedParams> params;
+  groth16::Backend* backend = nullptr;
+  groth16::PendingProof pending;
+};
+
+}  // namespace
+
+scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, bool pinned_abc) {
+  if (job.kind != JobKind::kSnapDeals && job.kind != JobKind::kGenericR1cs)
+    throw std::invalid_argument(std::string("the prover does not prove ") + JobKindName(job.kind) + " jobs");
+  if (!job.params) throw std::invalid_argument("job " + job.id + " has no parameter set");
+  const CircuitDims dims = job.params.Dims();
+  const uint64_t m = NextPow2(dims.constraints + dims.inputs);
+  uint64_t n = dims.variables;
+  bool snarkjs_h = false;
+  uint64_t vanilla = 0;
+  if (job.kind == JobKind::kGenericR1cs) {
+    // Generic sets are loaded before they are queued (BindGenericWitness).
+    n = std::max<uint64_t>(n, job.witness.values.size());
+    snarkjs_h = job.params.Get(nullptr)->pk.h_form == groth16::HQueryForm::kSnarkjsOddCoset;
+  } else {
+    vanilla = VanillaBytes(job.shape);
+  }
+  scheduler::PartitionBytes b;
+  b.pinned_abc = pinned_abc && !snarkjs_h;
+  b.abc = 3 * m * kFr + (snarkjs_h ? 2 * m * kFr : 0) + (b.pinned_abc ? n * kFr : 0);
+  b.total = b.abc + n * kFr + vanilla + kFixedBytes;
+  return b;
+}
+
+PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, scheduler::PartitionBytes bytes,
+                             unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for)
+    : job_(std::move(job)), bytes_(bytes), engine_threads_(engine_threads), backend_for_(std::move(backend_for)) {}
+
+std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler::PartitionContext& ctx) {
+  auto out = std::make_unique<Synthesized>();
+  out->params = job_->params.Get(&ctx.input_wait_ms);
+  ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
+  groth16::ProveOptions::AbcMemoryFn abc_memory;
+  if (bytes_.pinned_abc) abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
+  out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory);
+  return out;
+}
+
+std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::PartitionContext& ctx,
+                                                              std::unique_ptr<scheduler::StageData> synthesized) {
+  auto& s = dynamic_cast<Synthesized&>(*synthesized);
+  auto out = std::make_unique<Pending>();
+  out->params = s.params;
+  out->backend = &backend_for_(ctx.device);
+  std::vector<groth16::PendingProof> pending = out->backend->ProveStart(s.params->pk, std::span(&s.input, 1));
+  synthesized.reset();  // a/b/c: their buffers go now, before the pipeline releases their bytes
+  out->pending = std::move(pending.at(0));
+  return out;
+}
+
+std::vector<uint8_t> PartitionWork::Finish(const scheduler::PartitionContext&,
+                                           std::unique_ptr<scheduler::StageData> pending) {
+  auto& p = dynamic_cast<Pending&>(*pending);
+  // r, s drawn from the OS CSPRNG for this proof (bellperson's Fr::random(OsRng)), wiped on every way out.
+  groth16::OsRng rng;
+  struct Blinding {
+    ff::Fr r, s;
+    ~Blinding() {
+      groth16::SecureWipe(&r, sizeof r);
+      groth16::SecureWipe(&s, sizeof s);
+    }
+  } b{ff::Fr::Random(rng), ff::Fr::Random(rng)};
+  const groth16::Proof proof = p.backend->ProveFinish(p.params->pk, std::move(p.pending), b.r, b.s);
+  pending.reset();  // z
+  const groth16::ProofBytes bytes = EncodeProof(proof);
+  return {bytes.begin(), bytes.end()};
+}
+
+bool PartitionWork::Verify(const scheduler::PartitionContext& ctx, std::span<const uint8_t> proof) {
+  std::string why;
+  const std::optional<groth16::Proof> decoded = groth16::DecodeProof(proof, &why);
+  if (!decoded) throw std::runtime_error("the encoded proof does not decode: " + why);
+  // In memory: the partition's synthesis loaded them.
+  const std::shared_ptr<const LoadedParams> params = job_->params.Get(nullptr);
+  if (!groth16::Verify(params->pvk, *decoded, PartitionVerifierInputs(*job_, ctx.partition)))
+    throw std::runtime_error("the proof does not verify against the partition's public inputs");
+  return true;
+}
+
+}  // namespace cuzk::prover

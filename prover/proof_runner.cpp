@@ -1,0 +1,255 @@
+#include "prover/proof_runner.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "memory/meminfo.hpp"
+#include "prover/devices.hpp"
+#include "prover/partition_work.hpp"
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuda/groth16/cuda_backend.hpp"
+#endif
+
+namespace cuzk::prover {
+namespace {
+
+std::string Gb(uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f GB", double(bytes) / 1e9);
+  return b;
+}
+
+std::vector<int> ResolveDevices(const RunnerOptions& o) {
+  std::vector<int> devices;
+#ifdef CUZK_HAVE_CUDA
+  if (o.cpu_workers) return devices;
+  if (!o.gpu_devices.empty()) return o.gpu_devices;  // a missing one: CudaBackend throws naming it
+  for (const GpuInfo& g : QueryGpus({})) devices.push_back(int(g.ordinal));
+#else
+  if (!o.cpu_workers && !o.gpu_devices.empty())
+    spdlog::warn("proof runner: GPU devices configured, but this build has no CUDA: CPU-backend workers");
+#endif
+  return devices;
+}
+
+std::unique_ptr<memory::Budget> MakeBudget(const RunnerOptions& o) {
+  if (o.budget) return nullptr;
+  return std::make_unique<memory::Budget>(o.budget_bytes ? *o.budget_bytes : memory::AutoBudgetBytes(o.safety_margin));
+}
+
+void Validate(const RunnerOptions& o, const JobObserver* observer) {
+  if (!observer) throw std::invalid_argument("ProofRunner: no observer");
+  if (o.synthesis_threads == 0) throw std::invalid_argument("ProofRunner: synthesis_threads must be >= 1");
+  if (o.workers_per_device == 0) throw std::invalid_argument("ProofRunner: workers_per_device must be >= 1");
+  if (o.cpu_backend_workers == 0) throw std::invalid_argument("ProofRunner: cpu_backend_workers must be >= 1");
+}
+
+}  // namespace
+
+ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
+    : options_((Validate(options, observer), options)),
+      observer_(observer),
+      devices_(ResolveDevices(options)),
+      cpu_backend_({.threads = options.engine_threads}),
+      owned_budget_(MakeBudget(options)),
+      budget_(options.budget ? options.budget : owned_budget_.get()) {
+  if (budget_->capacity() == 0) throw std::invalid_argument("ProofRunner: budget is 0 bytes");
+#ifdef CUZK_HAVE_CUDA
+  for (int d : devices_)
+    gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(
+                                 cuda::CudaBackendOptions{.device = d, .cpu_threads = options.engine_threads}));
+#endif
+  scheduler::PipelineConfig pc;
+  pc.synthesis_threads = options.synthesis_threads;
+  pc.gpu_devices = devices_;  // empty: CPU-backend workers (device -1)
+  pc.gpu_workers_per_device = devices_.empty() ? options.cpu_backend_workers : options.workers_per_device;
+  pc.finalizer_threads = std::max(1u, options.finalizer_threads);
+  if (options.pacer_target > 0) pc.pacer.target = options.pacer_target;
+  pc.max_run_ahead = options.max_run_ahead;
+  pc.pacer.Validate();
+  pc.timeline = options.timeline ? options.timeline : [](std::string_view line) { spdlog::info("{}", line); };
+  if (options.pinned_abc && (!devices_.empty() || options.pinned_abc_on_cpu_workers)) {
+    // The page-locked ceiling bounds how many ~1 s cudaHostAlloc stalls a
+    // burst can cause (PinnedPoolOptions::max_page_locked_bytes); beyond it
+    // a/b/c buffers are plain memory, freed after use.
+    pinned_.emplace(*budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_limit,
+                                                       .try_page_lock = !devices_.empty(),
+                                                       .max_page_locked_bytes = options.pinned_limit});
+    if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
+      spdlog::warn("proof runner: page-locked host memory is not available; a/b/c buffers are pageable");
+  }
+  pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), *budget_, pinned_ ? &*pinned_ : nullptr);
+  spdlog::info("proof runner: {} synthesis thread(s), {}, budget {}, a/b/c in {}", options.synthesis_threads,
+               devices_.empty() ? std::to_string(options.cpu_backend_workers) + " CPU-backend worker(s)"
+                                : std::to_string(devices_.size()) + " GPU(s) x " +
+                                      std::to_string(options.workers_per_device) + " worker(s)",
+               Gb(budget_->capacity()), pinned_ ? "pinned pool buffers" : "pageable vectors");
+}
+
+ProofRunner::~ProofRunner() {
+  Shutdown(std::chrono::steady_clock::now());
+  pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
+}
+
+void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {
+  if (!job) throw std::invalid_argument("Enqueue: no job");
+  const std::string id = job->id;
+  const scheduler::PartitionBytes bytes = EstimatePartitionBytes(*job, pinned_.has_value());
+  const uint64_t params_bytes = options_.parameters_in_budget && job->params ? job->params.ChargeBytes() : 0;
+  if (bytes.total + params_bytes > budget_->capacity())
+    throw JobExceedsBudgetError(id, bytes, budget_->capacity(), params_bytes);
+  uint64_t key;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) throw std::runtime_error("the daemon is shutting down");
+    key = next_key_++;
+    Record& r = records_[key];
+    r.id = id;
+    r.kind = job->kind;
+    keys_[id] = key;
+  }
+  scheduler::JobRequest req;
+  req.id = job->id;
+  req.priority = job->priority;
+  req.partitions = job->PartitionCount();
+  req.kind = JobKindName(job->kind);
+  req.cancel = job->cancel;
+  req.on_started = [this, key] { OnStarted(key); };
+  req.on_stage = [this, id = job->id](uint32_t p, const PartitionStatus& s) { observer_->OnPartitionStage(id, p, s); };
+  req.on_done = [this, key](JobResult r) { OnDone(key, std::move(r)); };
+  req.on_released = [this, key] { OnReleased(key); };
+  req.work = std::make_shared<PartitionWork>(std::move(job), bytes, options_.engine_threads,
+                                             [this](int device) -> groth16::Backend& { return BackendFor(device); });
+  try {
+    pipeline_->Submit(std::move(req));
+  } catch (const memory::BudgetExceededError&) {
+    Forget(key);
+    throw JobExceedsBudgetError(id, bytes, budget_->capacity(), params_bytes);
+  } catch (...) {
+    Forget(key);
+    throw;
+  }
+}
+
+std::optional<uint32_t> ProofRunner::QueuePosition(const std::string& job_id) const {
+  return pipeline_->QueuePosition(job_id);
+}
+
+void ProofRunner::Forget(uint64_t key) {
+  absl::MutexLock lock(&mu_);
+  keys_.erase(records_[key].id);
+  records_.erase(key);
+}
+
+bool ProofRunner::RemoveQueued(const std::string& job_id) {
+  if (!pipeline_->RemoveQueued(job_id)) return false;
+  absl::MutexLock lock(&mu_);
+  if (auto it = keys_.find(job_id); it != keys_.end()) {
+    records_.erase(it->second);
+    keys_.erase(it);
+  }
+  return true;
+}
+
+bool ProofRunner::Cancel(const std::string& job_id) { return pipeline_->Cancel(job_id); }
+
+RunnerCounts ProofRunner::Counts() const {
+  RunnerCounts c;
+  const scheduler::PipelineStatus s = pipeline_->Status();
+  c.workers = s.synthesis_threads;
+  c.busy_workers = uint32_t(s.synthesizing);
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, r] : records_) {
+    auto& k = c.by_kind[r.kind];
+    (r.started ? k.in_progress : k.pending)++;
+  }
+  return c;
+}
+
+bool ProofRunner::Shutdown(std::chrono::steady_clock::time_point deadline) {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  // Not started: cancelled now; started: until the deadline, then cancelled.
+  // When it returns true every thread has left, and every on_released was
+  // delivered on the way out.
+  const bool stopped = pipeline_->Shutdown(deadline);
+  if (!stopped) spdlog::warn("shutdown: a pipeline thread is still inside an engine call");
+  LogGpuTransfers();
+  return stopped;
+}
+
+void ProofRunner::LogGpuTransfers() const {
+#ifdef CUZK_HAVE_CUDA
+  for (const auto& [device, backend] : gpu_backends_) {
+    const auto* cuda_backend = dynamic_cast<const cuda::CudaBackend*>(backend.get());
+    if (!cuda_backend) continue;
+    const cuda::CudaBackendStats t = cuda_backend->Stats();
+    if (t.proofs == 0) continue;
+    auto rate = [](uint64_t bytes, double ms) { return ms > 0 ? double(bytes) / ms / 1e6 : 0.0; };
+    spdlog::info("GPU {}: {} partition(s), ProveStart {:.1f} ms each; a/b/c H2D {:.2f} GB ({:.0f}% from pinned "
+                 "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB ({:.0f}% pinned) at {:.1f} GB/s",
+                 device, t.proofs, t.prove_start_ms / double(t.proofs), double(t.abc_bytes) / 1e9,
+                 t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0,
+                 rate(t.abc_bytes, t.abc_ms), double(t.z_bytes) / 1e9,
+                 t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0, rate(t.z_bytes, t.z_ms));
+    spdlog::info("GPU {}: key bases resident {:.2f} GB; {} MSM(s) streamed their bases from host memory ({:.2f} GB)",
+                 device, double(t.resident_base_bytes) / 1e9, t.streamed_msms, double(t.streamed_base_bytes) / 1e9);
+  }
+#endif
+}
+
+groth16::Backend& ProofRunner::BackendFor(int device) {
+  if (device < 0) return cpu_backend_;
+  auto it = gpu_backends_.find(device);
+  if (it == gpu_backends_.end()) throw std::logic_error("no backend for device " + std::to_string(device));
+  return *it->second;
+}
+
+void ProofRunner::OnStarted(uint64_t key) {
+  std::string id;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = records_.find(key);
+    if (it == records_.end()) return;
+    it->second.started = true;
+    id = it->second.id;
+    keys_.erase(id);  // no longer RemoveQueued-able
+  }
+  observer_->OnJobStarted(id);
+}
+
+void ProofRunner::OnDone(uint64_t key, JobResult result) {
+  absl::MutexLock lock(&mu_);
+  auto it = records_.find(key);
+  if (it == records_.end()) return;
+  if (result.outcome == JobOutcome::kCancelled && stopping_) result.error = "cancelled: the daemon is shutting down";
+  it->second.result = std::move(result);
+}
+
+void ProofRunner::OnReleased(uint64_t key) {
+  Record r;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = records_.find(key);
+    if (it == records_.end()) return;
+    r = std::move(it->second);
+    records_.erase(it);
+    if (auto k = keys_.find(r.id); k != keys_.end() && k->second == key) keys_.erase(k);
+  }
+  if (!r.result) return;  // (the pipeline calls on_done first: unreachable)
+  if (r.result->outcome == JobOutcome::kFailed) spdlog::error("job {}: {}", r.id, r.result->error);
+  observer_->OnJobFinished(r.id, std::move(*r.result));
+}
+
+JobExceedsBudgetError::JobExceedsBudgetError(const std::string& job_id, const scheduler::PartitionBytes& bytes,
+                                             uint64_t capacity, uint64_t params_bytes)
+    : memory::BudgetExceededError(bytes.total + params_bytes, capacity),
+      message_("job " + job_id + ": one partition needs " + std::to_string(bytes.total) + " bytes (" + Gb(bytes.total) +
+               ", of which a/b/c " + Gb(bytes.abc) + ")" +
+               (params_bytes ? " beside its parameter set's " + Gb(params_bytes) : std::string()) +
+               ", more than the whole memory budget of " + std::to_string(capacity) + " bytes (" + Gb(capacity) +
+               "): it can never run; raise memory.total_budget") {}
+
+}  // namespace cuzk::prover

@@ -1,0 +1,167 @@
+#pragma once
+// ProofRunner: proves ProofJobs through scheduler::Pipeline: the priority
+// synthesis pool, the DispatchPacer, memory::Budget backpressure, k GPU
+// workers per device (a CudaBackend per device) or CPU-backend workers, and a
+// finalizer that proves, verifies and merges. The work of a partition is
+// PartitionWork (partition_work.hpp). It reports to a JobObserver (the
+// JobTracker):
+//
+//   ProofRunner runner({.synthesis_threads = 4, .budget_bytes = 64ull << 30}, &tracker);
+//   runner.Enqueue(job);       // JobExceedsBudgetError if a partition can never fit
+//   runner.Cancel(job->id);    // at once in the pipeline: queued partitions dropped
+//   runner.PipelineStatus();   // queues, workers, reserved bytes, pacer (for /status)
+//
+//  - on_started -> OnJobStarted; every stage change -> OnPartitionStage with
+//    the partition's times so far.
+//  - OnJobFinished comes from the pipeline's on_released: once it holds
+//    nothing of the job (every stage call returned, every reservation and
+//    pinned buffer released, the work with its vanilla proofs and parameter
+//    lease destroyed). So after OnJobFinished, PipelineStatus() no longer
+//    counts the job's bytes, and every OnPartitionStage of the job came before.
+//  - Cancellation: Cancel(id) calls Pipeline::Cancel (the job's token is the
+//    pipeline's); the job finishes kCancelled.
+//  - Order: priority, then the order of Enqueue calls, then partition.
+//
+// Locking: mu_ guards the runner's records only; it is never held while
+// calling the pipeline or the observer, and the pipeline calls back without
+// its own locks held.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/groth16/cpu_backend.hpp"
+#include "memory/budget.hpp"
+#include "memory/pinned_pool.hpp"
+#include "prover/job.hpp"
+#include "prover/job_tracker.hpp"
+#include "scheduler/partition_work.hpp"
+#include "scheduler/pipeline.hpp"
+
+namespace cuzk::prover {
+
+// Options, free of the config format (daemon/config.cpp says which key sets which).
+struct RunnerOptions {
+  unsigned synthesis_threads = 1;      // partitions synthesized at the same time (>= 1)
+  unsigned engine_threads = 0;         // threads of each engine call (witness, a/b/c, CPU NTT/MSM); 0 = all
+  std::vector<int> gpu_devices = {};   // CUDA ordinals; empty: every device present (CUDA build)
+  bool cpu_workers = false;            // true: CPU-backend workers even with GPUs present
+  unsigned workers_per_device = 2;     // GPU workers per device
+  unsigned cpu_backend_workers = 1;    // workers when there is no GPU (each engine call already uses engine_threads)
+  std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
+  // The prover's budget (shared with the SrsRegistry, which charges the
+  // parameter sets to it); must outlive the runner. nullptr: the runner makes
+  // its own from budget_bytes / safety_margin.
+  memory::Budget* budget = nullptr;
+  // The SrsRegistry charges parameter sets to the budget: a job whose
+  // partition plus its parameter set exceed it is refused at once.
+  bool parameters_in_budget = false;
+  uint64_t safety_margin = 5ull << 30;
+  double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
+  unsigned max_run_ahead = 0;          // most partitions synthesizing or queued for a GPU; 0 = no ceiling
+  unsigned finalizer_threads = 1;
+  // GPU workers: a/b/c are written into page-locked buffers of a PinnedPool
+  // charged to the budget and reused across partitions. At most
+  // pinned_limit bytes are page-locked (past it a buffer is plain memory,
+  // freed after use) and kept idle; the budget's evictor frees idle buffers
+  // under pressure. false, or CPU-backend workers: pageable vectors.
+  bool pinned_abc = true;
+  uint64_t pinned_limit = 16ull << 30;
+  // The pinned path with CPU-backend workers too (plain aligned memory
+  // without a GPU): for tests of the pool's accounting on machines without a GPU.
+  bool pinned_abc_on_cpu_workers = false;
+  scheduler::TimelineSink timeline = {};  // TIMELINE/GPU_TIMING/FIN_TIMING/PACER lines; empty: spdlog info
+};
+
+// A job one of whose partitions needs more bytes than the whole memory
+// budget: it can never run (the service maps memory::BudgetExceededError to
+// RESOURCE_EXHAUSTED). Thrown by Enqueue; nothing was queued.
+class JobExceedsBudgetError : public memory::BudgetExceededError {
+ public:
+  JobExceedsBudgetError(const std::string& job_id, const scheduler::PartitionBytes& bytes, uint64_t capacity,
+                        uint64_t params_bytes = 0);
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+struct RunnerCounts {
+  struct PerKind {
+    uint32_t pending = 0;      // jobs not started
+    uint32_t in_progress = 0;  // jobs started and not yet let go of
+  };
+  std::map<JobKind, PerKind> by_kind;
+  uint32_t workers = 0;       // synthesis threads
+  uint32_t busy_workers = 0;  // ... synthesizing now
+};
+
+class ProofRunner final : public JobCanceller {
+ public:
+  // std::invalid_argument for bad options; std::runtime_error when a
+  // configured CUDA device cannot be opened or "auto" cannot read /proc/meminfo.
+  // Without CUDA (or with cpu_workers) configured devices are ignored with a warning.
+  ProofRunner(const RunnerOptions& options, JobObserver* observer);
+  ~ProofRunner() override;
+  ProofRunner(const ProofRunner&) = delete;
+  ProofRunner& operator=(const ProofRunner&) = delete;
+
+  // Throws JobExceedsBudgetError, std::invalid_argument (a kind this runner
+  // does not prove), std::runtime_error once Shutdown has begun.
+  void Enqueue(std::shared_ptr<ProofJob> job);
+  // Jobs ahead of this one in start order (0 = next); nullopt once it started (or is unknown).
+  std::optional<uint32_t> QueuePosition(const std::string& job_id) const;
+  bool RemoveQueued(const std::string& job_id) override;
+  bool Cancel(const std::string& job_id) override;
+  RunnerCounts Counts() const;
+  // Stops accepting, drops jobs that have not started (OnJobFinished
+  // kCancelled), lets started ones run until `deadline`, then cancels them.
+  // False when a worker is still inside an engine call (which cannot be
+  // interrupted): the caller exits without destroying the runner.
+  bool Shutdown(std::chrono::steady_clock::time_point deadline);
+
+  scheduler::PipelineStatus PipelineStatus() const { return pipeline_->Status(); }
+  // The CUDA devices the workers prove on (empty: CPU-backend workers).
+  const std::vector<int>& devices() const { return devices_; }
+  uint64_t budget_bytes() const { return budget_->capacity(); }
+  // Per device: partitions, ProveStart time, host-to-device bytes and rates (log lines).
+  void LogGpuTransfers() const;
+
+ private:
+  struct Record {
+    std::string id;
+    JobKind kind = JobKind::kSnapDeals;
+    bool started = false;
+    std::optional<JobResult> result;  // on_done arrived
+  };
+
+  groth16::Backend& BackendFor(int device);
+  void Forget(uint64_t key);  // a job the pipeline refused
+  void OnStarted(uint64_t key);
+  void OnDone(uint64_t key, JobResult result);
+  void OnReleased(uint64_t key);
+
+  const RunnerOptions options_;
+  JobObserver* const observer_;
+  const std::vector<int> devices_;
+  groth16::CpuBackend cpu_backend_;  // stateless: shared by the CPU-backend workers
+  std::map<int, std::unique_ptr<groth16::Backend>> gpu_backends_;  // one per device, created once
+  std::unique_ptr<memory::Budget> owned_budget_;  // when the options bring none
+  memory::Budget* const budget_;                  // outlives the pipeline (declared before it)
+  std::optional<memory::PinnedPool> pinned_;      // GPU workers' a/b/c buffers; outlives the pipeline
+
+  mutable absl::Mutex mu_;
+  std::map<uint64_t, Record> records_ ABSL_GUARDED_BY(mu_);  // by key: enqueued and not yet released
+  std::map<std::string, uint64_t> keys_ ABSL_GUARDED_BY(mu_);  // job id -> key, while queued
+  uint64_t next_key_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  std::unique_ptr<scheduler::Pipeline> pipeline_;  // last: destroyed (threads joined) first
+};
+
+}  // namespace cuzk::prover

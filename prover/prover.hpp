@@ -1,0 +1,118 @@
+#pragma once
+// Prover: the proving service without its transports. Owns the byte budget,
+// the parameter-set registry, the job tracker, the metrics and the proof
+// runner; the daemon's gRPC service and HTTP endpoint drive and read it.
+// Proto-free and config-format-free (daemon/config.cpp fills the options).
+//
+//   Prover prover(options);
+//   auto s = prover.Submit(request_id, digest, job, "snap-2k");   // queued, or a typed error
+//   prover.tracker().AwaitAsync(s.job_id, deadline, callback);
+//   std::string text = prover.MetricsText();
+//   prover.Shutdown(deadline);
+//
+// The life of a job: Submit takes a lease on its parameter set, records it in
+// the tracker (request_id idempotency) and enqueues it in the runner; the
+// runner's pipeline reports stages and, once it holds nothing of the job,
+// the result to the tracker, which answers the waiters at once.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memory/budget.hpp"
+#include "prover/devices.hpp"
+#include "prover/job.hpp"
+#include "prover/job_tracker.hpp"
+#include "prover/metrics.hpp"
+#include "prover/proof_runner.hpp"
+#include "prover/srs_registry.hpp"
+
+namespace cuzk::prover {
+
+// A job that does not fit its circuit (-> INVALID_ARGUMENT).
+class InvalidJobError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+// Submit after Shutdown began (-> UNAVAILABLE: clients retry elsewhere).
+class ShuttingDownError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ProverOptions {
+  std::string param_cache = "/data/zk/params";           // parameter files, under Filecoin's names
+  std::chrono::milliseconds job_retention{600'000};      // finished jobs kept for late awaits
+  std::chrono::milliseconds eviction_min_idle{300'000};  // an idle parameter set stays at least this long
+  // The budget is made from runner.budget_bytes / safety_margin and shared
+  // by the runner and the registry (runner.budget is set by the Prover).
+  RunnerOptions runner;
+};
+
+struct MemoryInfo {
+  uint64_t total_bytes = 0, available_bytes = 0;  // /proc/meminfo
+  uint64_t budget_bytes = 0;
+  uint64_t srs_resident_bytes = 0;
+  // The pipeline's pinned pool (GPU workers only): idle + leased buffer
+  // bytes; the limit is the most kept page-locked.
+  uint64_t pinned_bytes = 0, pinned_limit_bytes = 0;
+};
+
+class Prover {
+ public:
+  explicit Prover(const ProverOptions& options);
+  ~Prover();
+  Prover(const Prover&) = delete;
+  Prover& operator=(const Prover&) = delete;
+
+  struct Submitted {
+    std::string job_id;
+    uint32_t queue_position = 0;  // jobs that start before it (0 once started)
+  };
+  // job: validated, without id or params. Takes a lease on `circuit_id`
+  // (SrsUnavailableError, UnknownCircuitError), checks a generic witness
+  // against its circuit (InvalidJobError), records the job (a request_id
+  // seen before returns its job; DuplicateRequestError) and queues it
+  // (JobExceedsBudgetError; ShuttingDownError).
+  Submitted Submit(const std::string& request_id, const std::string& digest, std::shared_ptr<ProofJob> job,
+                   const std::string& circuit_id);
+
+  SrsRegistry& srs() { return srs_; }
+  const SrsRegistry& srs() const { return srs_; }
+  JobTracker& tracker() { return tracker_; }
+  const JobTracker& tracker() const { return tracker_; }
+  ProofRunner& runner() { return runner_; }
+  const ProofRunner& runner() const { return runner_; }
+  Metrics& metrics() { return metrics_; }
+
+  double UptimeSeconds() const;
+  bool shutting_down() const { return shutting_down_.load(); }
+  MemoryInfo Memory() const;
+  std::vector<GpuInfo> Gpus() const { return QueryGpus(runner_.devices()); }
+  uint32_t GpuWorkers() const;
+  std::string MetricsText() const;
+
+  // Refuses new jobs, cancels queued ones, gives running ones until deadline,
+  // then answers every waiter of a job not yet ended. False if a worker is
+  // still inside an engine call afterwards.
+  bool Shutdown(std::chrono::steady_clock::time_point deadline);
+
+ private:
+  uint64_t PinnedBytes() const;  // the pipeline pool's idle + leased bytes (0 without one)
+
+  const ProverOptions options_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  Metrics metrics_;
+  // Shared by the runner and the parameter sets: declared before both, so it
+  // outlives their charges.
+  memory::Budget budget_;
+  SrsRegistry srs_;
+  JobTracker tracker_;
+  ProofRunner runner_;
+  std::atomic<bool> shutting_down_{false};
+};
+
+}  // namespace cuzk::prover
