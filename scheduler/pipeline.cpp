@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scheduler/dispatch_decision.hpp"
 #include "scheduler/pipeline_impl.hpp"
 
 namespace cuzk::scheduler {
@@ -146,6 +147,21 @@ void Pipeline::Impl::CompleteJobLocked(ActiveJob& job, Deferred& d) {
   jobs_cv.notify_all();
 }
 
+DispatchState Pipeline::Impl::DispatchStateLocked() const {
+  DispatchState s;
+  s.queue_empty = synthesis_queue.empty();
+  s.free_synthesis = free_synth;
+  s.in_synthesis = InSynthesisLocked();
+  s.gpu_queue = gpu_queue.size();
+  s.max_run_ahead = config.max_run_ahead;
+  s.pinned_pool = pinned != nullptr;
+  if (!s.queue_empty) {
+    const PartitionKey key = synthesis_queue.TopKey();
+    s.head = jobs.at(key.job_seq)->bytes[key.partition];
+  }
+  return s;
+}
+
 void Pipeline::Impl::DispatchLoop() {
   std::unique_lock lock(mu);
   Deferred d;
@@ -153,22 +169,19 @@ void Pipeline::Impl::DispatchLoop() {
   while (!stopping) {
     UpdatePacerQueuesLocked();
     const double now = NowS();
-    if (synthesis_queue.empty()) {
-      pacer.SetHeld(now, false);
-      dispatch_cv.wait(lock);
-      continue;
+    DispatchState state = DispatchStateLocked();
+    DispatchDecision decision = DecideDispatch(state);
+    if (decision.action == DispatchAction::kAskPacer) {
+      state.pacer = AskPacer(pacer, now);
+      decision = DecideDispatch(state);
     }
-    if (free_synth == 0 || (config.max_run_ahead > 0 && InSynthesisLocked() + gpu_queue.size() >= config.max_run_ahead)) {
-      pacer.SetHeld(now, true);  // held by capacity, not by the pacer; a pickup or a synthesis end wakes us
-      dispatch_cv.wait(lock);
-      continue;
-    }
-    if (!pacer.MayDispatch(now)) {
-      pacer.SetHeld(now, false);
-      const double at = pacer.NextDeadline(now);
-      if (std::isfinite(at)) {
-        dispatch_cv.wait_until(lock, start + std::chrono::duration_cast<SteadyClock::duration>(
-                                                 std::chrono::duration<double>(std::max(at, now + 1e-4))));
+    if (decision.action != DispatchAction::kAcquireBudget) {
+      // Held by capacity (a pickup or a synthesis end wakes us), by an empty
+      // queue (a submission does), or by the pacer until its deadline.
+      pacer.SetHeld(now, decision.pacer_held);
+      if (decision.action == DispatchAction::kWaitUntil && std::isfinite(decision.wake_at_s)) {
+        dispatch_cv.wait_until(lock, start + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(
+                                                 std::max(decision.wake_at_s, now + 1e-4))));
       } else {
         dispatch_cv.wait(lock);
       }
@@ -177,26 +190,25 @@ void Pipeline::Impl::DispatchLoop() {
     const PartitionKey key = synthesis_queue.TopKey();
     std::shared_ptr<ActiveJob> job = jobs.at(key.job_seq);
     ++job->in_flight;  // held while the budget wait runs; handed to the WorkItem on dispatch
-    const PartitionBytes want = job->bytes[key.partition];
+    const PartitionBytes want = state.head;
     // The budget wait happens without the pipeline lock (evictors may take
     // other locks); a more urgent arrival or a cancellation interrupts it.
-    pacer.SetHeld(now, true);
+    pacer.SetHeld(now, decision.pacer_held);
     dispatch_stop.emplace();
     dispatch_key = key;
     std::stop_token stop = dispatch_stop->get_token();
     lock.unlock();
     // An idle pinned buffer is already charged: it covers the a/b/c part.
     std::optional<memory::PinnedBuffer> idle;
-    if (pinned && want.pinned_abc && want.abc > 0) idle = pinned->TakeIdle(want.abc);
-    const uint64_t bytes = idle ? want.total - want.abc : want.total;
-    if (pinned && want.pinned_abc && want.abc > 0 && !idle) {
+    if (decision.take_idle_pinned) idle = pinned->TakeIdle(want.abc);
+    if (decision.take_idle_pinned && !idle) {
       lock.lock();
       dispatch_wants_idle_pinned = true;  // a GPU worker that frees a buffer interrupts the wait
       lock.unlock();
     }
     std::optional<memory::Reservation> res;
     try {
-      res = budget.Acquire(bytes, BudgetPriority(key.priority), stop);
+      res = budget.Acquire(BudgetCharge(want, idle.has_value()), BudgetPriority(key.priority), stop);
     } catch (const memory::BudgetExceededError&) {
       // Submit refuses such partitions; a budget cannot shrink, so this is unreachable.
       res.reset();
@@ -205,8 +217,11 @@ void Pipeline::Impl::DispatchLoop() {
     dispatch_stop.reset();
     dispatch_key.reset();
     dispatch_wants_idle_pinned = false;
-    pacer.SetHeld(NowS(), false);
-    if (!res || !job->active || synthesis_queue.empty() || !(synthesis_queue.TopKey() == key)) {
+    state.budget_granted = res.has_value();
+    decision = DecideDispatch(state);
+    pacer.SetHeld(NowS(), false);  // the wait is over, granted or not; the next pass decides again
+    if (decision.action != DispatchAction::kDispatch || !job->active || synthesis_queue.empty() ||
+        !(synthesis_queue.TopKey() == key)) {
       // Interrupted, the job went away, or something more urgent came while
       // the grant landed: keep the strict order, give everything back.
       WorkItem dropped;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "scheduler/dispatch_decision.hpp"
 #include "scheduler/partition_queue.hpp"
 #include "scheduler/pipeline.hpp"
 
@@ -98,6 +99,7 @@ struct Pipeline::Impl {
   void UpdatePacerQueuesLocked() { pacer.SetQueues(NowS(), gpu_queue.size(), InSynthesisLocked()); }
   PartitionContext Context(WorkItem& item) const;
 
+  DispatchState DispatchStateLocked() const;  // what DecideDispatch needs, under mu
   void DispatchLoop();
   void SynthesisLoop();
   void GpuLoop(unsigned worker, int device);

@@ -130,9 +130,11 @@ SimScenario ParseScenario(const json& j) {
   for (size_t i = 0; i < jobs.size(); ++i) s.jobs.push_back(ParseJob(jobs[i], "jobs[" + std::to_string(i) + "]"));
 
   const json& syn = Required(j, "", "synthesis");
-  OnlyKeys(syn, "synthesis", {"workers", "time_s"});
+  OnlyKeys(syn, "synthesis", {"workers", "time_s", "max_run_ahead"});
   s.synthesis_workers = uint32_t(Unsigned(Required(syn, "synthesis", "workers"), "synthesis.workers", 1, 100000));
   s.synthesis_time = Time(Required(syn, "synthesis", "time_s"), "synthesis.time_s");
+  if (syn.contains("max_run_ahead"))
+    s.max_run_ahead = uint32_t(Unsigned(syn["max_run_ahead"], "synthesis.max_run_ahead", 0, 1000000));
 
   const json& gpu = Required(j, "", "gpu");
   OnlyKeys(gpu, "gpu", {"devices", "workers_per_device", "time_s"});

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "memory/budget.hpp"
+#include "scheduler/dispatch_decision.hpp"
 #include "scheduler/partition_queue.hpp"
 
 namespace cuzk::scheduler {
@@ -84,6 +85,7 @@ class Simulation {
   void StartGpus();
   void StartFinalizer();
   void Dispatch();
+  DispatchState State() const;
   bool HeadFits() const;
   void FinishResult(SimResult& r);
 
@@ -128,7 +130,9 @@ void Simulation::Integrate(double until) {
   r_.gpu_busy_s += busy * dt;
   if (!gpu_q_.empty() && busy < workers_) r_.gpu_idle_while_work_pending_s += dt;
   if (gpu_started_) queue_depth_integral_ += double(gpu_q_.size()) * dt;
-  const bool ready = !synth_q_.empty() && free_synth_ > 0;
+  // Work and capacity (a free synthesis thread, max_run_ahead) were there.
+  const DispatchAction gate = DecideDispatch(State()).action;
+  const bool ready = gate != DispatchAction::kWaitForWork && gate != DispatchAction::kWaitForCapacity;
   if (ready && double(gpu_q_.size()) < s_.pacer.target && HeadFits()) {
     // Everything needed for a dispatch was there, yet the pacer held it.
     (pacer_.in_bootstrap() ? r_.pacer_throttled_during_bootstrap_s : r_.pacer_throttled_while_starved_s) += dt;
@@ -261,33 +265,47 @@ void Simulation::StartFinalizer() {
   }
 }
 
+DispatchState Simulation::State() const {
+  DispatchState st;
+  st.queue_empty = synth_q_.empty();
+  st.free_synthesis = free_synth_;
+  st.in_synthesis = synthesizing_;
+  st.gpu_queue = gpu_q_.size();
+  st.max_run_ahead = s_.max_run_ahead;
+  st.head = {s_.bytes_per_partition, s_.abc_bytes, false};
+  return st;
+}
+
+// The pipeline's dispatcher on the virtual clock: the same DecideDispatch;
+// the budget is asked with TryAcquire (the single dispatcher's blocking
+// Acquire, which nothing else races for here, grants at the first release
+// that makes the head fit: the next event).
 void Simulation::Dispatch() {
-  bool held = false;
-  while (!synth_q_.empty()) {
-    if (free_synth_ == 0) {
-      held = true;
-      break;
+  DispatchDecision d;
+  for (;;) {
+    DispatchState st = State();
+    d = DecideDispatch(st);
+    if (d.action == DispatchAction::kAskPacer) {
+      pacer_.SetQueues(now_, gpu_q_.size(), synthesizing_);
+      st.pacer = AskPacer(pacer_, now_);
+      d = DecideDispatch(st);
     }
-    pacer_.SetQueues(now_, gpu_q_.size(), synthesizing_);
-    if (!pacer_.MayDispatch(now_)) {
-      double t = pacer_.NextDeadline(now_);
-      if (std::isfinite(t)) {
-        t = std::max(t, now_ + 1e-9);
-        if (wake_at_ <= now_ || t < wake_at_) {
-          wake_at_ = t;
-          Push(t, EventKind::kWake, 0);
-        }
+    if (d.action == DispatchAction::kWaitUntil && std::isfinite(d.wake_at_s)) {
+      const double t = std::max(d.wake_at_s, now_ + 1e-9);
+      if (wake_at_ <= now_ || t < wake_at_) {
+        wake_at_ = t;
+        Push(t, EventKind::kWake, 0);
       }
-      break;
     }
+    if (d.action != DispatchAction::kAcquireBudget) break;
     const uint32_t part = synth_q_.Top();
     Part& p = parts_[part];
     const Priority prio = jobs_[p.job].spec.priority;
-    std::optional<memory::Reservation> res = budget_.TryAcquire(s_.bytes_per_partition, BudgetPriority(prio));
-    if (!res) {
-      held = true;  // the budget holds the head; nobody behind it jumps the queue
-      break;
-    }
+    std::optional<memory::Reservation> res =
+        budget_.TryAcquire(BudgetCharge(st.head, false), BudgetPriority(prio));
+    st.budget_granted = res.has_value();
+    d = DecideDispatch(st);
+    if (d.action != DispatchAction::kDispatch) break;  // the budget holds the head; nobody behind it jumps the queue
     synth_q_.Pop();
     p.reservation = std::move(*res);
     --free_synth_;
@@ -301,7 +319,7 @@ void Simulation::Dispatch() {
     synth_started_at_[part] = now_;
     Push(now_ + Sample(s_.synthesis_time), EventKind::kSynthDone, part);
   }
-  pacer_.SetHeld(now_, held);
+  pacer_.SetHeld(now_, d.pacer_held);
 }
 
 void Simulation::Schedule() {

@@ -8,10 +8,12 @@
 //   std::cout << ResultToJson(r).dump(2);
 //
 // Model: jobs arrive at arrival_s with `partitions` partitions. A dispatch
-// takes the most urgent partition from the SynthesisQueue when the pacer
-// allows, a synthesis worker is free and the budget grants bytes_per_partition
-// (TryAcquire: the single dispatcher never skips the head, so grants are in
-// strict priority order). Synthesis takes synthesis.time_s, then the
+// takes the most urgent partition from the SynthesisQueue when the pipeline's
+// own DecideDispatch says so (dispatch_decision.hpp): a synthesis worker is
+// free, fewer than synthesis.max_run_ahead (when > 0) partitions are
+// synthesizing or waiting for a GPU, the pacer allows, and the budget grants
+// bytes_per_partition (TryAcquire: the single dispatcher never skips the
+// head, so grants are in strict priority order). Synthesis takes synthesis.time_s, then the
 // partition waits in the GpuQueue; a free GPU worker picks it at once, the
 // abc_bytes part is released at GPU start, GPU time is gpu.time_s per worker
 // (devices x workers_per_device independent workers); a single finalizer takes
@@ -55,6 +57,9 @@ struct SimScenario {
   uint64_t seed = 1;
   std::vector<SimJobSpec> jobs;
   uint32_t synthesis_workers = 1;
+  // Most partitions synthesizing or waiting for a GPU (PipelineConfig::max_run_ahead,
+  // the daemon's pipeline.max_parallel_synthesis); 0: no ceiling, as PipelineConfig's default.
+  uint32_t max_run_ahead = 0;
   TimeRange synthesis_time;
   uint32_t gpu_devices = 1;
   uint32_t gpu_workers_per_device = 1;
