@@ -100,7 +100,8 @@ struct CircuitFingerprint {
 };
 
 CircuitFingerprint FingerprintOf(const r1cs::CompiledCircuit& c) {
-  CircuitFingerprint f{.sizes = {c.num_inputs, c.num_aux, c.num_constraints()}};
+  CircuitFingerprint f;
+  f.sizes = {c.num_inputs, c.num_aux, c.num_constraints()};
   for (const r1cs::CsrMatrix* m : {&c.a, &c.b, &c.c}) {
     f.sizes.push_back(m->nonzeros());
     if (m->nonzeros() == 0) continue;
