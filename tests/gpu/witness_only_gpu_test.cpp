@@ -4,11 +4,13 @@
 // s the proof bytes equal the CPU's (ordinary path); it verifies; an
 // unsatisfied witness is refused naming the row the CPU names; circuits and
 // keys alternate on one backend; snarkjs-form keys (host evaluation); a
-// 1 KiB SnapDeals partition (2^21 rows). Skipped without a GPU; seed printed.
+// 1 KiB SnapDeals partition (2^21 rows); with CUZK_GPU_SLOW=1 all 4
+// partitions of an 8 MiB sector. Skipped without a GPU; seed printed.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda/groth16/cuda_backend.hpp"
@@ -23,6 +25,7 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -154,6 +157,73 @@ TEST(WitnessOnlyGpuTest, SnapDealsPartitionSameProofAsCpu) {
         snapdeals::MakeCircuitWitness(sector.shape, k, sector.commitments, sector.partition_proofs[i]);
     const r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(sector.shape, w);
     ExpectSameProof(gpu, pk, circuit, z, rng, "snapdeals 1KiB k=" + std::to_string(k));
+  }
+}
+
+// SnapDeals 8 MiB, all 4 partitions (2^24 rows): witness-only proofs equal
+// the ordinary GPU path's for the same r, s (and the CPU's for the first
+// partition) and verify; prints the witness-only steps' figures. Minutes of
+// setup and CPU proving: runs only with CUZK_GPU_SLOW=1.
+TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
+  CUZK_REQUIRE_GPU();
+  if (!std::getenv("CUZK_GPU_SLOW")) GTEST_SKIP() << "set CUZK_GPU_SLOW=1 (8 MiB setup and proofs: minutes)";
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  auto rng = test::SeededRng();
+  auto t0 = Clock::now();
+  snapdeals::TestSectorOptions opt;
+  opt.sector_bytes = uint64_t(8) << 20;
+  opt.seed = 8;
+  const snapdeals::TestSector sector = snapdeals::GenerateTestSector(opt);
+  std::printf("  8MiB: gen-vanilla %.0f ms\n", ms_since(t0));
+  t0 = Clock::now();
+  const r1cs::CompiledCircuit circuit = snapdeals::CompileEmptySectorUpdate(sector.shape);
+  std::printf("  8MiB: compile %.0f ms, %llu constraints, %llu variables, nonzeros A/B/C %zu/%zu/%zu\n", ms_since(t0),
+              (unsigned long long)circuit.num_constraints(), (unsigned long long)circuit.num_variables(),
+              circuit.a.nonzeros(), circuit.b.nonzeros(), circuit.c.nonzeros());
+  t0 = Clock::now();
+  const r1cs::CompactCircuit cc = r1cs::Compact(circuit);
+  std::printf("  8MiB: Compact %.0f ms: %zu table entries, %zu escapes, %zu bytes (host CSR %zu bytes)\n", ms_since(t0),
+              cc.coefficients.size(), cc.a.escape_positions.size() + cc.b.escape_positions.size() + cc.c.escape_positions.size(),
+              cc.Bytes(), (circuit.a.nonzeros() + circuit.b.nonzeros() + circuit.c.nonzeros()) * 36 + 3 * 8 * circuit.num_constraints());
+  t0 = Clock::now();
+  GpuFixedBaseBatcher batcher;
+  const ProvingKey pk = GenerateParameters(circuit, {.fixed_base = &batcher});
+  std::printf("  8MiB: setup %.0f ms (domain %llu)\n", ms_since(t0), (unsigned long long)pk.domain_size());
+  const PreparedVerifyingKey pvk = PrepareVerifyingKey(pk.vk);
+  CudaBackend gpu;
+  for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
+    const unsigned k = sector.partition_indices[i];
+    t0 = Clock::now();
+    const snapdeals::CircuitWitness w =
+        snapdeals::MakeCircuitWitness(sector.shape, k, sector.commitments, sector.partition_proofs[i]);
+    r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(sector.shape, w);
+    const double witness_ms = ms_since(t0);
+    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+    t0 = Clock::now();
+    const Proof ordinary = ProveWithRandomness(gpu, pk, circuit, z, r, s);  // host a/b/c + GPU
+    const double ordinary_ms = ms_since(t0);
+    const CudaBackendStats before = gpu.Stats();
+    t0 = Clock::now();
+    const Proof witness_only = ProveWithRandomness(gpu, pk, circuit, z, r, s, {.witness_only = true});
+    const double witness_only_ms = ms_since(t0);
+    const CudaBackendStats after = gpu.Stats();
+    EXPECT_EQ(EncodeProof(witness_only), EncodeProof(ordinary)) << "partition " << k;
+    EXPECT_TRUE(Verify(pvk, witness_only, snapdeals::PartitionPublicInputs(sector.shape, k, sector.commitments).AsArray()))
+        << "partition " << k;
+    std::printf("  8MiB k=%u: witness %.0f ms; ordinary prove (host a/b/c + GPU) %.0f ms; witness-only prove %.0f ms "
+                "(compaction %.1f ms, upload+expand+eval+check %.1f ms, %llu compact witness bytes for %zu values); "
+                "circuit resident %llu bytes\n",
+                k, witness_ms, ordinary_ms, witness_only_ms, after.compact_witness_ms - before.compact_witness_ms,
+                after.abc_eval_ms - before.abc_eval_ms,
+                (unsigned long long)(after.compact_witness_bytes - before.compact_witness_bytes), z.values.size(),
+                (unsigned long long)after.resident_circuit_bytes);
+    if (i == 0) {
+      CpuBackend cpu;
+      t0 = Clock::now();
+      EXPECT_EQ(EncodeProof(ProveWithRandomness(cpu, pk, circuit, std::move(z), r, s)), EncodeProof(witness_only));
+      std::printf("  8MiB k=%u: CPU proof %.0f ms (equal bytes checked)\n", k, ms_since(t0));
+    }
   }
 }
 
