@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "scheduler/pipeline_status_json.hpp"
-#include "scheduler/timeline_plot.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 #include "scheduler/timeline.hpp"
 
 namespace cuzk::scheduler {

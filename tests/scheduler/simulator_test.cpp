@@ -3,13 +3,13 @@
 // over (no idle GPU with work waiting, no throttling of a starved pipeline,
 // re-bootstrap only when empty), CRITICAL before pending NORMAL, the budget
 // peak; and cuzk's pacing settings, which these checks catch.
-#include "scheduler/simulator.hpp"
+#include "tools/simulator/simulator.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "scheduler/timeline_plot.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 
 namespace cuzk::scheduler {
 namespace {
@@ -189,6 +189,27 @@ TEST(Simulator, TimelineLinesAgreeWithTheResult) {
   EXPECT_EQ(uint64_t(d.max_queue_depth), r.max_gpu_queue_depth);
 }
 
+// max_run_ahead, as the threaded pipeline applies it (DecideDispatch): never
+// more than N partitions synthesizing or waiting for a GPU. With 20-40 s of
+// synthesis and the daemon's default of 18, the ceiling, not the pacer, sets
+// the pace: 18 partitions per ~30 s against the GPUs' 1.8/s.
+TEST(Simulator, MaxRunAheadCapsPartitionsAheadOfTheGpus) {
+  json j = Base();
+  j["synthesis"]["max_run_ahead"] = 18;
+  std::stringstream log;
+  const SimResult r = Simulate(ParseScenario(j), [&](std::string_view l) { log << l << '\n'; });
+  ExpectSound(r);
+  EXPECT_EQ(r.jobs_completed, 12u);
+  int64_t ahead = 0, most = 0;  // SYNTH_START +1, GPU_PICKUP -1
+  for (std::string l; std::getline(log, l);) {
+    if (l.find(",SYNTH_START,") != std::string::npos) most = std::max(most, ++ahead);
+    if (l.find(",GPU_PICKUP,") != std::string::npos) --ahead;
+  }
+  EXPECT_EQ(most, 18);
+  EXPECT_LT(r.steady_gpu_utilization, 0.5);
+  EXPECT_GT(r.makespan_s, 2 * RunScenario(Base()).makespan_s);
+}
+
 void ExpectScenarioError(const json& j, const std::string& field) {
   try {
     ParseScenario(j);
@@ -220,6 +241,9 @@ TEST(Simulator, ScenarioErrorsNameTheField) {
   j = Base();
   j["synthesis"]["workers"] = -3;
   ExpectScenarioError(j, "synthesis.workers");
+  j = Base();
+  j["synthesis"]["max_run_ahead"] = -1;
+  ExpectScenarioError(j, "synthesis.max_run_ahead");
   j = Base();
   j["pacer"]["kp"] = "fast";
   ExpectScenarioError(j, "pacer.kp");

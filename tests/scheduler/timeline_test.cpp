@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "scheduler/timeline_plot.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 
 namespace cuzk::scheduler {
 namespace {

@@ -2,7 +2,7 @@
 // DispatchPacer, memory::Budget and priority queues) on a virtual clock over a
 // JSON scenario and reports GPU utilization, idle and throttled time, budget
 // peak and the dispatch order. Deterministic: same scenario and seed, same
-// result. The scenario format is in scheduler/simulator.hpp and issue 7.
+// result. The scenario format is in tools/simulator/simulator.hpp and issue 7.
 //
 //   cuzk-bench simulate --scenario s.json --json
 //   cuzk-bench simulate --scenario s.json --timeline sim.log && cuzk-bench timeline --log sim.log --svg sim.svg
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scheduler/simulator.hpp"
+#include "tools/simulator/simulator.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {

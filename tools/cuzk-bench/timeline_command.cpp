@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scheduler/timeline_plot.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {

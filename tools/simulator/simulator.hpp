@@ -1,7 +1,9 @@
 #pragma once
 // The deterministic pipeline simulator: discrete events on a virtual clock,
-// driving the real DispatchPacer, memory::Budget and PartitionQueue code
-// (only the work itself, synthesis/GPU/finalize, is a sampled duration).
+// driving the real DispatchPacer, DecideDispatch, memory::Budget and
+// PartitionQueue code of scheduler/ (only the work itself,
+// synthesis/GPU/finalize, is a sampled duration). A tool, not part of the
+// daemon: cuzk-bench simulate and the scheduler tests link it (cuzk_simulator).
 //
 //   SimScenario s = ParseScenario(nlohmann::json::parse(text));   // ScenarioError on bad input
 //   SimResult r = Simulate(s);                                    // same scenario + seed, same result

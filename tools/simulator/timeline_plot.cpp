@@ -1,4 +1,4 @@
-#include "scheduler/timeline_plot.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // ordered by (time, sequence) so equal times resolve in a fixed order; after
 // every batch of events at one instant the state is stable until the next
 // event, which is when the time integrals (GPU busy, throttled, ...) advance.
-#include "scheduler/simulator.hpp"
+#include "tools/simulator/simulator.hpp"
 
 #include <algorithm>
 #include <cmath>

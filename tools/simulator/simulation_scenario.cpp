@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "scheduler/simulator.hpp"
+#include "tools/simulator/simulator.hpp"
 
 namespace cuzk::scheduler {
 namespace {
