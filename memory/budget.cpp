@@ -52,10 +52,18 @@ void Reservation::Merge(Reservation&& other) {
   other.bytes_ = 0;
 }
 
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+absl::Time AbslDeadline(SteadyClock::time_point t) { return absl::Now() + absl::FromChrono(t - SteadyClock::now()); }
+
+}  // namespace
+
 Budget::Budget(uint64_t capacity_bytes) : capacity_(capacity_bytes) { counters_.capacity = capacity_bytes; }
 
 Budget::~Budget() {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (reserved_ != 0 || !waiters_.empty()) {
     std::fprintf(stderr, "memory::Budget destroyed with %llu bytes still reserved and %zu waiters\n",
                  (unsigned long long)reserved_, waiters_.size());
@@ -76,7 +84,7 @@ std::optional<Reservation> Budget::TryAcquire(uint64_t bytes, int priority) {
 }
 
 std::optional<Reservation> Budget::AcquireFor(uint64_t bytes, int priority, std::chrono::nanoseconds timeout) {
-  return AcquireImpl(bytes, priority, {}, std::chrono::steady_clock::now() + timeout, false);
+  return AcquireImpl(bytes, priority, {}, SteadyClock::now() + timeout, false);
 }
 
 Budget::WaiterList::iterator Budget::InsertWaiter(Waiter w) {
@@ -91,11 +99,11 @@ Reservation Budget::GrantLocked(uint64_t bytes) {
   return Reservation(this, bytes);
 }
 
-void Budget::RunEvictors(std::unique_lock<std::mutex>& lock, uint64_t needed) {
+void Budget::RunEvictorsLocked(uint64_t needed) {
   std::vector<Evictor> evictors;
   for (auto& [id, e] : evictors_) evictors.push_back(e);
   ++evictors_running_;
-  lock.unlock();
+  mu_.Unlock();
   uint64_t freed = 0;
   for (auto& e : evictors) {
     if (freed >= needed) break;
@@ -105,27 +113,45 @@ void Budget::RunEvictors(std::unique_lock<std::mutex>& lock, uint64_t needed) {
       // An evictor that fails frees nothing; the acquire then waits as usual.
     }
   }
-  lock.lock();
+  mu_.Lock();
   --evictors_running_;
   ++counters_.evictor_calls;
   counters_.evicted_bytes += freed;
-  cv_.notify_all();  // RemoveEvictor may be waiting for evictors_running_ == 0
+  cv_.SignalAll();  // RemoveEvictor may be waiting for evictors_running_ == 0
+}
+
+bool Budget::WaitForReleaseLocked(uint64_t seen, const std::stop_token& stop,
+                                  const std::optional<SteadyClock::time_point>& deadline) {
+  while (release_epoch_ == seen && !stop.stop_requested()) {
+    if (!deadline) {
+      cv_.Wait(&mu_);
+    } else if (SteadyClock::now() >= *deadline) {
+      break;
+    } else {
+      // The steady clock decides whether the deadline passed; absl's clock only bounds the wait.
+      cv_.WaitWithDeadline(&mu_, AbslDeadline(*deadline));
+    }
+  }
+  return release_epoch_ != seen;
 }
 
 std::optional<Reservation> Budget::AcquireImpl(uint64_t bytes, int priority, std::stop_token stop,
-                                               std::optional<std::chrono::steady_clock::time_point> deadline,
-                                               bool try_only) {
+                                               std::optional<SteadyClock::time_point> deadline, bool try_only) {
   if (bytes > capacity_) throw BudgetExceededError(bytes, capacity_);
-  std::unique_lock lock(mu_);
+  // A stop request wakes the wait. The callback takes mu_, so it cannot fall
+  // between a waiter's look at the token and its wait; it is registered
+  // before mu_ is taken (it runs at once if stop was already requested) and
+  // unregistered after mu_ is released (declared first, destroyed last).
+  auto wake = [this] {
+    absl::MutexLock lock(&mu_);
+    cv_.SignalAll();
+  };
+  std::stop_callback<decltype(wake)> on_stop(stop, wake);
+  absl::MutexLock lock(&mu_);
   if (bytes == 0) return Reservation();
   auto it = InsertWaiter({bytes, priority, next_seq_++});
   uint64_t evicted_at_epoch = ~uint64_t(0);
   bool waited = false;
-  auto leave = [&] {
-    waiters_.erase(it);
-    ++release_epoch_;  // the head may have changed: whoever is behind must look again
-    cv_.notify_all();
-  };
   for (;;) {
     if (IsHead(it)) {
       if (reserved_ + bytes <= capacity_) {
@@ -133,87 +159,81 @@ std::optional<Reservation> Budget::AcquireImpl(uint64_t bytes, int priority, std
         Reservation r = GrantLocked(bytes);
         if (waited) ++counters_.waited_grants;
         // The next waiter may fit too (a large release can serve several).
-        cv_.notify_all();
+        cv_.SignalAll();
         return r;
       }
       if (!evictors_.empty() && evicted_at_epoch != release_epoch_) {
         evicted_at_epoch = release_epoch_;
-        RunEvictors(lock, reserved_ + bytes - capacity_);
+        RunEvictorsLocked(reserved_ + bytes - capacity_);
         continue;
       }
     }
-    if (try_only || stop.stop_requested()) {
-      leave();
-      return std::nullopt;
-    }
-    waited = true;
-    const uint64_t seen = release_epoch_;
-    auto changed = [&] { return release_epoch_ != seen; };
-    bool woke;
-    if (deadline) {
-      woke = cv_.wait_until(lock, stop, *deadline, changed);
-      if (!woke && !stop.stop_requested() && std::chrono::steady_clock::now() >= *deadline) {
-        // Last look: a release may have landed exactly at the deadline.
-        if (IsHead(it) && reserved_ + bytes <= capacity_) continue;
-        leave();
-        return std::nullopt;
+    bool give_up = try_only || stop.stop_requested();
+    if (!give_up) {
+      waited = true;
+      const bool changed = WaitForReleaseLocked(release_epoch_, stop, deadline);
+      if (!changed && !stop.stop_requested()) {
+        // The deadline passed. Last look: a release may have landed exactly at it.
+        give_up = !(IsHead(it) && reserved_ + bytes <= capacity_);
+      } else if (!changed) {
+        give_up = true;  // stopped
       }
-    } else {
-      woke = cv_.wait(lock, stop, changed);
     }
-    if (!woke && stop.stop_requested()) {
-      leave();
+    if (give_up) {
+      waiters_.erase(it);
+      ++release_epoch_;  // the head may have changed: whoever is behind must look again
+      cv_.SignalAll();
       return std::nullopt;
     }
   }
 }
 
 void Budget::ReleaseBytes(uint64_t n) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   reserved_ -= n;
   ++release_epoch_;
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 Budget::EvictorId Budget::AddEvictor(Evictor evictor) {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   const EvictorId id = next_evictor_id_++;
   evictors_.emplace_back(id, std::move(evictor));
   ++release_epoch_;  // waiters that gave up on eviction may try the new one
-  cv_.notify_all();
+  cv_.SignalAll();
   return id;
 }
 
 void Budget::RemoveEvictor(EvictorId id) {
-  std::unique_lock lock(mu_);
+  absl::MutexLock lock(&mu_);
   evictors_.remove_if([&](auto& p) { return p.first == id; });
-  cv_.wait(lock, [&] { return evictors_running_ == 0; });
+  while (evictors_running_ != 0) cv_.Wait(&mu_);
 }
 
 uint64_t Budget::reserved() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return reserved_;
 }
 
 uint64_t Budget::available() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return reserved_ >= capacity_ ? 0 : capacity_ - reserved_;  // past the capacity after a Charge
 }
 
 Reservation Budget::Charge(uint64_t bytes) {
-  std::unique_lock lock(mu_);
-  if (reserved_ + bytes > capacity_) RunEvictors(lock, reserved_ + bytes - capacity_);
+  absl::MutexLock lock(&mu_);
+  if (reserved_ + bytes > capacity_) RunEvictorsLocked(reserved_ + bytes - capacity_);
   if (reserved_ + bytes > capacity_) ++counters_.overcommits;
   return GrantLocked(bytes);
 }
 
 uint64_t Budget::peak() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   return peak_;
 }
 
 BudgetStats Budget::Stats() const {
-  std::lock_guard lock(mu_);
+  absl::MutexLock lock(&mu_);
   BudgetStats s = counters_;
   s.reserved = reserved_;
   s.peak = peak_;

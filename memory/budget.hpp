@@ -19,15 +19,16 @@
 // A request larger than the whole budget can never be granted and throws
 // BudgetExceededError at once (the daemon maps it to RESOURCE_EXHAUSTED).
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <list>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace cuzk::memory {
 
@@ -101,29 +102,30 @@ class Budget {
   ~Budget();
 
   // Blocks until granted. Throws BudgetExceededError when bytes > capacity.
-  Reservation Acquire(uint64_t bytes, int priority = 0);
+  Reservation Acquire(uint64_t bytes, int priority = 0) ABSL_LOCKS_EXCLUDED(mu_);
   // As Acquire, but gives up (nullopt) when `stop` is requested.
-  std::optional<Reservation> Acquire(uint64_t bytes, int priority, std::stop_token stop);
+  std::optional<Reservation> Acquire(uint64_t bytes, int priority, std::stop_token stop) ABSL_LOCKS_EXCLUDED(mu_);
   // Never blocks: granted only if nobody at least as urgent is waiting and
   // the bytes fit (after asking the evictors).
-  std::optional<Reservation> TryAcquire(uint64_t bytes, int priority = 0);
-  std::optional<Reservation> AcquireFor(uint64_t bytes, int priority, std::chrono::nanoseconds timeout);
+  std::optional<Reservation> TryAcquire(uint64_t bytes, int priority = 0) ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<Reservation> AcquireFor(uint64_t bytes, int priority, std::chrono::nanoseconds timeout)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Charges memory that exists already or must exist (a parameter set being
   // loaded for a partition that holds its own reservation): granted at once,
   // past the capacity if need be (counted in Stats().overcommits); until
   // enough is released, every Acquire waits. Never blocks, so a load that the
   // waiting partitions depend on cannot deadlock with them. The evictors are
   // asked first to make room.
-  Reservation Charge(uint64_t bytes);
+  Reservation Charge(uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
 
-  EvictorId AddEvictor(Evictor evictor);
-  void RemoveEvictor(EvictorId id);  // waits until no call of it is running
+  EvictorId AddEvictor(Evictor evictor) ABSL_LOCKS_EXCLUDED(mu_);
+  void RemoveEvictor(EvictorId id) ABSL_LOCKS_EXCLUDED(mu_);  // waits until no call of it is running
 
   uint64_t capacity() const { return capacity_; }
-  uint64_t reserved() const;
-  uint64_t available() const;
-  uint64_t peak() const;
-  BudgetStats Stats() const;
+  uint64_t reserved() const ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t available() const ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t peak() const ABSL_LOCKS_EXCLUDED(mu_);
+  BudgetStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   friend class Reservation;
@@ -135,26 +137,35 @@ class Budget {
   using WaiterList = std::list<Waiter>;
 
   std::optional<Reservation> AcquireImpl(uint64_t bytes, int priority, std::stop_token stop,
-                                         std::optional<std::chrono::steady_clock::time_point> deadline, bool try_only);
-  void ReleaseBytes(uint64_t n);
-  WaiterList::iterator InsertWaiter(Waiter w);  // keeps waiters_ sorted: priority desc, seq asc
-  bool IsHead(WaiterList::const_iterator it) const { return it == waiters_.begin(); }
-  Reservation GrantLocked(uint64_t bytes);
-  // Asks the evictors for `needed` bytes; lock is released during the calls.
-  void RunEvictors(std::unique_lock<std::mutex>& lock, uint64_t needed);
+                                         std::optional<std::chrono::steady_clock::time_point> deadline, bool try_only)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until release_epoch_ moves past `seen`, `stop` is requested or the
+  // deadline passes; true when the epoch moved.
+  bool WaitForReleaseLocked(uint64_t seen, const std::stop_token& stop,
+                            const std::optional<std::chrono::steady_clock::time_point>& deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseBytes(uint64_t n) ABSL_LOCKS_EXCLUDED(mu_);
+  // keeps waiters_ sorted: priority desc, seq asc
+  WaiterList::iterator InsertWaiter(Waiter w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsHead(WaiterList::const_iterator it) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return it == waiters_.begin();
+  }
+  Reservation GrantLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Asks the evictors for `needed` bytes; mu_ is released during the calls.
+  void RunEvictorsLocked(uint64_t needed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint64_t capacity_;
-  mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  uint64_t reserved_ = 0;      // guarded by mu_
-  uint64_t peak_ = 0;          // guarded by mu_
-  uint64_t release_epoch_ = 0; // bumped by every release (guarded by mu_)
-  uint64_t next_seq_ = 0;
-  WaiterList waiters_;         // guarded by mu_
-  BudgetStats counters_;       // grants/evictions (guarded by mu_)
-  std::list<std::pair<EvictorId, Evictor>> evictors_;  // guarded by mu_
-  EvictorId next_evictor_id_ = 1;
-  int evictors_running_ = 0;   // guarded by mu_
+  mutable absl::Mutex mu_;
+  absl::CondVar cv_;  // a release, a waiter leaving, an evictor run ending, a stop request
+  uint64_t reserved_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t peak_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t release_epoch_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by every release
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  WaiterList waiters_ ABSL_GUARDED_BY(mu_);
+  BudgetStats counters_ ABSL_GUARDED_BY(mu_);  // grants/evictions
+  std::list<std::pair<EvictorId, Evictor>> evictors_ ABSL_GUARDED_BY(mu_);
+  EvictorId next_evictor_id_ ABSL_GUARDED_BY(mu_) = 1;
+  int evictors_running_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cuzk::memory

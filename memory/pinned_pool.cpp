@@ -2,9 +2,11 @@
 
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <new>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #ifdef CUZK_MEMORY_CUDA
 #include <cuda_runtime_api.h>
@@ -17,10 +19,10 @@ struct PinnedPoolCore {
   PinnedPoolCore(Budget& b, PinnedPoolOptions o) : budget(b), options(o) {}
   Budget& budget;
   const PinnedPoolOptions options;
-  mutable std::mutex mu;
-  std::multimap<size_t, PinnedBlock> idle;  // by capacity: lower_bound is the best fit (guarded by mu)
-  PinnedPoolStats stats;                    // guarded by mu
-  bool closed = false;                      // the pool object is gone: returned buffers are freed
+  mutable absl::Mutex mu;
+  std::multimap<size_t, PinnedBlock> idle ABSL_GUARDED_BY(mu);  // by capacity: lower_bound is the best fit
+  PinnedPoolStats stats ABSL_GUARDED_BY(mu);
+  bool closed ABSL_GUARDED_BY(mu) = false;  // the pool object is gone: returned buffers are freed
 };
 
 namespace {
@@ -53,7 +55,7 @@ PinnedBlock AllocateBlock(PinnedPoolCore& core, size_t capacity, Reservation cha
   if (o.try_page_lock) {
     bool claimed;
     {
-      std::lock_guard lock(core.mu);
+      absl::MutexLock lock(&core.mu);
       claimed = core.stats.page_locked_bytes + capacity <= o.max_page_locked_bytes;
       if (claimed) core.stats.page_locked_bytes += capacity;
     }
@@ -63,7 +65,7 @@ PinnedBlock AllocateBlock(PinnedPoolCore& core, size_t capacity, Reservation cha
       b.page_locked = true;
     } else if (claimed) {
       cudaGetLastError();  // clear the sticky error; fall back to pageable memory
-      std::lock_guard lock(core.mu);
+      absl::MutexLock lock(&core.mu);
       core.stats.page_locked_bytes -= capacity;
     } else {
       // Past the ceiling; only worth noting (and not keeping the buffer)
@@ -81,12 +83,12 @@ PinnedBlock AllocateBlock(PinnedPoolCore& core, size_t capacity, Reservation cha
 }
 
 // A block leaves the pool for good (about to be freed).
-void ForgetLocked(PinnedPoolCore& core, const PinnedBlock& b) {
+void ForgetLocked(PinnedPoolCore& core, const PinnedBlock& b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(core.mu) {
   ++core.stats.frees;
   if (b.page_locked) core.stats.page_locked_bytes -= b.capacity;
 }
 
-std::optional<PinnedBlock> TakeBestFitLocked(PinnedPoolCore& core, size_t bytes) {
+std::optional<PinnedBlock> TakeBestFitLocked(PinnedPoolCore& core, size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(core.mu) {
   auto it = core.idle.lower_bound(bytes);
   if (it == core.idle.end()) return std::nullopt;
   PinnedBlock b = std::move(it->second);
@@ -133,7 +135,7 @@ void PinnedBuffer::Return() {
   auto core = std::move(core_);
   bool keep;
   {
-    std::lock_guard lock(core->mu);
+    absl::MutexLock lock(&core->mu);
     core->stats.leased_bytes -= b.capacity;
     --core->stats.leased_buffers;
     keep = !core->closed && !b.over_ceiling && core->stats.idle_bytes + b.capacity <= core->options.max_idle_bytes;
@@ -159,7 +161,7 @@ PinnedPool::~PinnedPool() {
   core_->budget.RemoveEvictor(evictor_id_);
   std::vector<PinnedBlock> doomed;
   {
-    std::lock_guard lock(core_->mu);
+    absl::MutexLock lock(&core_->mu);
     core_->closed = true;
     for (auto& [cap, b] : core_->idle) internal::ForgetLocked(*core_, b), doomed.push_back(std::move(b));
     core_->idle.clear();
@@ -175,7 +177,7 @@ size_t PinnedPool::RoundUp(size_t bytes) const {
 }
 
 std::optional<PinnedBuffer> PinnedPool::TakeIdle(size_t bytes) {
-  std::lock_guard lock(core_->mu);
+  absl::MutexLock lock(&core_->mu);
   auto b = internal::TakeBestFitLocked(*core_, bytes);
   if (!b) return std::nullopt;
   return PinnedBuffer(core_, std::move(*b), bytes);
@@ -195,7 +197,7 @@ PinnedBuffer PinnedPool::Lease(size_t bytes, Reservation&& charge, int priority)
   if (c.bytes() < capacity) c.Merge(core_->budget.Acquire(capacity - c.bytes(), priority));
   PinnedBlock b = internal::AllocateBlock(*core_, capacity, std::move(c));
   {
-    std::lock_guard lock(core_->mu);
+    absl::MutexLock lock(&core_->mu);
     ++core_->stats.allocations;
     if (b.page_locked) ++core_->stats.page_locked_allocations;
     if (b.over_ceiling) ++core_->stats.over_ceiling_allocations;
@@ -209,7 +211,7 @@ uint64_t PinnedPool::Shrink(uint64_t bytes) {
   std::vector<PinnedBlock> doomed;
   uint64_t freed = 0;
   {
-    std::lock_guard lock(core_->mu);
+    absl::MutexLock lock(&core_->mu);
     while (freed < bytes && !core_->idle.empty()) {
       auto it = std::prev(core_->idle.end());  // largest first: fewest frees for the bytes
       freed += it->second.capacity;
@@ -238,7 +240,7 @@ bool PinnedPool::PageLockingAvailable() {
 }
 
 PinnedPoolStats PinnedPool::Stats() const {
-  std::lock_guard lock(core_->mu);
+  absl::MutexLock lock(&core_->mu);
   return core_->stats;
 }
 

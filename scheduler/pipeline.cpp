@@ -60,22 +60,26 @@ void Pipeline::Impl::ReleaseIfIdleLocked(ActiveJob& job, Deferred& d) {
 }
 
 void Pipeline::Impl::Notify(std::function<void()> fn) {
-  std::lock_guard lock(notify_mu);
+  absl::MutexLock lock(&notify_mu);
   notifications.push_back(std::move(fn));
 }
 
 void Pipeline::Impl::DrainNotifications() {
-  std::unique_lock lock(notify_mu);
-  if (draining) return;  // that thread delivers ours too, in order
+  notify_mu.Lock();
+  if (draining) {  // that thread delivers ours too, in order
+    notify_mu.Unlock();
+    return;
+  }
   draining = true;
   while (!notifications.empty()) {
     std::function<void()> fn = std::move(notifications.front());
     notifications.pop_front();
-    lock.unlock();
+    notify_mu.Unlock();
     fn();
-    lock.lock();
+    notify_mu.Lock();
   }
   draining = false;
+  notify_mu.Unlock();
 }
 
 void Pipeline::Impl::SetStageLocked(ActiveJob& job, uint32_t partition, PartitionStage stage) {
@@ -123,8 +127,8 @@ void Pipeline::Impl::FailJobLocked(ActiveJob& job, JobOutcome outcome, const std
   ReleaseIfIdleLocked(job, d);
   ids.erase(job.id);
   jobs.erase(job.seq);  // in-flight items keep the state alive until they are dropped
-  dispatch_cv.notify_all();
-  jobs_cv.notify_all();
+  dispatch_cv.SignalAll();
+  jobs_cv.SignalAll();
 }
 
 void Pipeline::Impl::CompleteJobLocked(ActiveJob& job, Deferred& d) {
@@ -144,7 +148,7 @@ void Pipeline::Impl::CompleteJobLocked(ActiveJob& job, Deferred& d) {
   ReleaseIfIdleLocked(job, d);
   ids.erase(job.id);
   jobs.erase(job.seq);
-  jobs_cv.notify_all();
+  jobs_cv.SignalAll();
 }
 
 DispatchState Pipeline::Impl::DispatchStateLocked() const {
@@ -163,7 +167,7 @@ DispatchState Pipeline::Impl::DispatchStateLocked() const {
 }
 
 void Pipeline::Impl::DispatchLoop() {
-  std::unique_lock lock(mu);
+  mu.Lock();
   Deferred d;
   uint64_t dispatches = 0;
   while (!stopping) {
@@ -180,10 +184,11 @@ void Pipeline::Impl::DispatchLoop() {
       // queue (a submission does), or by the pacer until its deadline.
       pacer.SetHeld(now, decision.pacer_held);
       if (decision.action == DispatchAction::kWaitUntil && std::isfinite(decision.wake_at_s)) {
-        dispatch_cv.wait_until(lock, start + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(
-                                                 std::max(decision.wake_at_s, now + 1e-4))));
+        const auto at = start + std::chrono::duration_cast<SteadyClock::duration>(
+                                    std::chrono::duration<double>(std::max(decision.wake_at_s, now + 1e-4)));
+        dispatch_cv.WaitWithDeadline(&mu, AbslDeadline(at));
       } else {
-        dispatch_cv.wait(lock);
+        dispatch_cv.Wait(&mu);
       }
       continue;
     }
@@ -197,14 +202,14 @@ void Pipeline::Impl::DispatchLoop() {
     dispatch_stop.emplace();
     dispatch_key = key;
     std::stop_token stop = dispatch_stop->get_token();
-    lock.unlock();
+    mu.Unlock();
     // An idle pinned buffer is already charged: it covers the a/b/c part.
     std::optional<memory::PinnedBuffer> idle;
     if (decision.take_idle_pinned) idle = pinned->TakeIdle(want.abc);
     if (decision.take_idle_pinned && !idle) {
-      lock.lock();
+      mu.Lock();
       dispatch_wants_idle_pinned = true;  // a GPU worker that frees a buffer interrupts the wait
-      lock.unlock();
+      mu.Unlock();
     }
     std::optional<memory::Reservation> res;
     try {
@@ -213,7 +218,7 @@ void Pipeline::Impl::DispatchLoop() {
       // Submit refuses such partitions; a budget cannot shrink, so this is unreachable.
       res.reset();
     }
-    lock.lock();
+    mu.Lock();
     dispatch_stop.reset();
     dispatch_key.reset();
     dispatch_wants_idle_pinned = false;
@@ -230,9 +235,9 @@ void Pipeline::Impl::DispatchLoop() {
       if (idle) dropped.preleased = std::move(*idle);
       RetireLocked(std::move(dropped), d);
       job.reset();
-      lock.unlock();
+      mu.Unlock();
       Flush(d);
-      lock.lock();
+      mu.Lock();
       continue;
     }
     synthesis_queue.Pop();
@@ -251,13 +256,14 @@ void Pipeline::Impl::DispatchLoop() {
     --free_synth;
     pacer.OnDispatch(NowS());
     UpdatePacerQueuesLocked();
-    synth_cv.notify_one();
+    synth_cv.Signal();
     if (config.pacer_status_every && ++dispatches % config.pacer_status_every == 0 && config.timeline)
       d.lines.push_back(FormatPacerStatus(pacer.State(NowS())));
-    lock.unlock();
+    mu.Unlock();
     Flush(d);
-    lock.lock();
+    mu.Lock();
   }
+  mu.Unlock();
 }
 
 Pipeline::Pipeline(PipelineConfig config, memory::Budget& budget, memory::PinnedPool* pinned)
@@ -281,9 +287,9 @@ Pipeline::Pipeline(PipelineConfig config, memory::Budget& budget, memory::Pinned
     ++m.running_threads;
     m.threads.emplace_back([&m, loop = std::move(loop)] {
       loop();
-      std::lock_guard lock(m.mu);
+      absl::MutexLock lock(&m.mu);
       --m.running_threads;
-      m.jobs_cv.notify_all();
+      m.jobs_cv.SignalAll();
     });
   };
   spawn([&m] { m.DispatchLoop(); });
@@ -297,8 +303,12 @@ Pipeline::~Pipeline() { Shutdown(); }
 bool Pipeline::Shutdown(SteadyClock::time_point drain_until) {
   Impl& m = *impl_;
   Deferred d;
-  std::unique_lock lock(m.mu);
-  if (m.shutdown_result) return *m.shutdown_result;
+  m.mu.Lock();
+  if (m.shutdown_result) {
+    const bool result = *m.shutdown_result;
+    m.mu.Unlock();
+    return result;
+  }
   m.accepting = false;
   // Not started: cancelled at once.
   std::vector<std::shared_ptr<ActiveJob>> waiting;
@@ -306,23 +316,24 @@ bool Pipeline::Shutdown(SteadyClock::time_point drain_until) {
     if (!job->started) waiting.push_back(job);
   for (auto& job : waiting) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
   // Started: until the deadline, then cancelled.
-  m.jobs_cv.wait_until(lock, drain_until, [&] { return m.jobs.empty(); });
+  while (!m.jobs.empty() && SteadyClock::now() < drain_until) m.jobs_cv.WaitWithDeadline(&m.mu, AbslDeadline(drain_until));
   std::vector<std::shared_ptr<ActiveJob>> active;
   for (auto& [seq, job] : m.jobs) active.push_back(job);
   for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
   m.stopping = true;
   m.InterruptDispatchLocked();
-  m.dispatch_cv.notify_all();
-  m.synth_cv.notify_all();
-  m.gpu_cv.notify_all();
-  m.fin_cv.notify_all();
-  lock.unlock();
+  m.dispatch_cv.SignalAll();
+  m.synth_cv.SignalAll();
+  m.gpu_cv.SignalAll();
+  m.fin_cv.SignalAll();
+  m.mu.Unlock();
   m.Flush(d);
-  lock.lock();
+  m.mu.Lock();
   const auto grace = std::max(drain_until, SteadyClock::now()) + std::chrono::seconds(1);
-  const bool stopped = m.jobs_cv.wait_until(lock, grace, [&] { return m.running_threads == 0; });
+  while (m.running_threads != 0 && SteadyClock::now() < grace) m.jobs_cv.WaitWithDeadline(&m.mu, AbslDeadline(grace));
+  const bool stopped = m.running_threads == 0;
   m.shutdown_result = stopped;
-  lock.unlock();
+  m.mu.Unlock();
   if (stopped)
     for (auto& t : m.threads) t.join();
   return stopped;
@@ -364,7 +375,7 @@ void Pipeline::Submit(JobRequest request) {
   job->status.assign(job->partitions, {});
   job->proofs.assign(job->partitions, {});
   job->submitted = SteadyClock::now();
-  std::lock_guard lock(m.mu);
+  absl::MutexLock lock(&m.mu);
   if (!m.accepting || m.stopping) throw std::runtime_error("pipeline is shut down");
   if (m.ids.count(job->id)) throw std::invalid_argument("job " + job->id + " is already running");
   job->seq = m.next_seq++;
@@ -373,14 +384,14 @@ void Pipeline::Submit(JobRequest request) {
   for (uint32_t p = 0; p < job->partitions; ++p) m.synthesis_queue.Push({job->priority, job->seq, p}, 0);
   // A more urgent head than the one the dispatcher waits budget for: re-pick.
   if (m.dispatch_key && PartitionKey{job->priority, job->seq, 0} < *m.dispatch_key) m.InterruptDispatchLocked();
-  m.dispatch_cv.notify_all();
+  m.dispatch_cv.SignalAll();
 }
 
 bool Pipeline::Cancel(std::string_view job_id) {
   Impl& m = *impl_;
   Deferred d;
   {
-    std::lock_guard lock(m.mu);
+    absl::MutexLock lock(&m.mu);
     auto it = m.ids.find(std::string(job_id));
     if (it == m.ids.end()) return false;
     std::shared_ptr<ActiveJob> job = m.jobs.at(it->second);
@@ -392,7 +403,7 @@ bool Pipeline::Cancel(std::string_view job_id) {
 
 std::optional<uint32_t> Pipeline::QueuePosition(std::string_view job_id) const {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  absl::MutexLock lock(&m.mu);
   auto it = m.ids.find(std::string(job_id));
   if (it == m.ids.end()) return std::nullopt;
   const ActiveJob& job = *m.jobs.at(it->second);
@@ -406,7 +417,7 @@ std::optional<uint32_t> Pipeline::QueuePosition(std::string_view job_id) const {
 
 bool Pipeline::RemoveQueued(std::string_view job_id) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  absl::MutexLock lock(&m.mu);
   auto it = m.ids.find(std::string(job_id));
   if (it == m.ids.end()) return false;
   std::shared_ptr<ActiveJob> job = m.jobs.at(it->second);
@@ -419,8 +430,8 @@ bool Pipeline::RemoveQueued(std::string_view job_id) {
   if (m.dispatch_key && m.dispatch_key->job_seq == job->seq) m.InterruptDispatchLocked();
   m.ids.erase(it);
   m.jobs.erase(job->seq);
-  m.dispatch_cv.notify_all();
-  m.jobs_cv.notify_all();
+  m.dispatch_cv.SignalAll();
+  m.jobs_cv.SignalAll();
   return true;
 }
 
@@ -428,7 +439,7 @@ PipelineStatus Pipeline::Status() const {
   Impl& m = *impl_;
   PipelineStatus s;
   {
-    std::lock_guard lock(m.mu);
+    absl::MutexLock lock(&m.mu);
     const auto now = SteadyClock::now();
     for (auto& [seq, job] : m.jobs) {
       JobStatus j;

@@ -3,15 +3,16 @@
 // cancellation, status, the dispatcher) and pipeline_stages.cpp (synthesis,
 // GPU workers, finalizer). Not part of the public API.
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <thread>
 #include <unordered_map>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "scheduler/dispatch_decision.hpp"
 #include "scheduler/partition_queue.hpp"
 #include "scheduler/pipeline.hpp"
@@ -19,6 +20,11 @@
 namespace cuzk::scheduler {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// absl's waits take absl::Time; the pipeline's deadlines are steady-clock points.
+inline absl::Time AbslDeadline(SteadyClock::time_point t) {
+  return absl::Now() + absl::FromChrono(t - SteadyClock::now());
+}
 
 // A submitted job while the pipeline holds any of it.
 struct ActiveJob {
@@ -76,34 +82,37 @@ struct Pipeline::Impl {
   void Line(Deferred& d, const char* event, const ActiveJob& job, const std::string& detail) const {
     if (config.timeline) d.lines.push_back(TimelineLine(NowMs(), event, job.id, detail));
   }
-  void Flush(Deferred& d);  // without the lock: lines, garbage, then the notifications
-  // Under mu: queue a callback; the queue order is the order of state changes.
-  void Notify(std::function<void()> fn);
+  void Flush(Deferred& d) ABSL_LOCKS_EXCLUDED(mu, notify_mu);  // without the lock: lines, garbage, then the notifications
+  // Queue a callback; under mu, the queue order is the order of state changes.
+  void Notify(std::function<void()> fn) ABSL_LOCKS_EXCLUDED(notify_mu);
   // Without mu: run queued callbacks unless another thread is already doing so.
-  void DrainNotifications();
-  void SetStageLocked(ActiveJob& job, uint32_t partition, PartitionStage stage);
-  void FailJobLocked(ActiveJob& job, JobOutcome outcome, const std::string& why, Deferred& d);
-  void CompleteJobLocked(ActiveJob& job, Deferred& d);
+  void DrainNotifications() ABSL_LOCKS_EXCLUDED(mu, notify_mu);
+  void SetStageLocked(ActiveJob& job, uint32_t partition, PartitionStage stage) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void FailJobLocked(ActiveJob& job, JobOutcome outcome, const std::string& why, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void CompleteJobLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // A hold on the job ends: `item` (if any) goes to the garbage, and an
   // inactive job with no hold left is released (Flush frees its work, then
   // queues on_released after the garbage is gone).
-  void RetireLocked(WorkItem&& item, Deferred& d);
+  void RetireLocked(WorkItem&& item, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // A partition leaves the pipeline early (error, cancellation, or its job
   // ended): it is marked failed or skipped, and an active job ends with it.
   void EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage, const std::string& error,
-                          Deferred& d);
-  void DropHoldLocked(ActiveJob& job, Deferred& d);
-  void ReleaseIfIdleLocked(ActiveJob& job, Deferred& d);
-  void InterruptDispatchLocked();
-  uint64_t InSynthesisLocked() const { return synthesizing + synth_ready.size(); }
-  void UpdatePacerQueuesLocked() { pacer.SetQueues(NowS(), gpu_queue.size(), InSynthesisLocked()); }
+                          Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void DropHoldLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void ReleaseIfIdleLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void InterruptDispatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  uint64_t InSynthesisLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return synthesizing + synth_ready.size(); }
+  void UpdatePacerQueuesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    pacer.SetQueues(NowS(), gpu_queue.size(), InSynthesisLocked());
+  }
   PartitionContext Context(WorkItem& item) const;
+  DispatchState DispatchStateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);  // what DecideDispatch needs
 
-  DispatchState DispatchStateLocked() const;  // what DecideDispatch needs, under mu
-  void DispatchLoop();
-  void SynthesisLoop();
-  void GpuLoop(unsigned worker, int device);
-  void FinalizerLoop();
+  void DispatchLoop() ABSL_LOCKS_EXCLUDED(mu);
+  void SynthesisLoop() ABSL_LOCKS_EXCLUDED(mu);
+  void GpuLoop(unsigned worker, int device) ABSL_LOCKS_EXCLUDED(mu);
+  void FinalizerLoop() ABSL_LOCKS_EXCLUDED(mu);
 
   const PipelineConfig config;
   memory::Budget& budget;
@@ -111,33 +120,38 @@ struct Pipeline::Impl {
   const SteadyClock::time_point start = SteadyClock::now();
   const unsigned gpu_worker_count;
 
-  mutable std::mutex mu;
-  std::condition_variable dispatch_cv, synth_cv, gpu_cv, fin_cv;
-  bool stopping = false;
-  uint64_t next_seq = 0;
-  std::map<uint64_t, std::shared_ptr<ActiveJob>> jobs;  // active, by seq
-  std::unordered_map<std::string, uint64_t> ids;
-  SynthesisQueue<char> synthesis_queue;                // pending partitions (the job holds their state)
-  std::deque<WorkItem> synth_ready;                    // dispatched, waiting for a synthesis thread
-  uint64_t synthesizing = 0;                           // inside Synthesize
-  unsigned free_synth = 0;                             // threads neither busy nor promised to a dispatched item
-  GpuQueue<WorkItem> gpu_queue;
-  std::deque<WorkItem> fin_queue;
-  std::vector<GpuWorkerStatus> gpu_workers;
-  DispatchPacer pacer;
-  std::optional<std::stop_source> dispatch_stop;       // the dispatcher's budget wait, interruptible
-  std::optional<PartitionKey> dispatch_key;
-  bool dispatch_wants_idle_pinned = false;             // the head waits in full for a/b/c an idle buffer could cover
-  uint64_t completed = 0, failed = 0, cancelled = 0;
-  bool accepting = true;
-  std::condition_variable jobs_cv;                     // jobs changed (completion), threads exited
-  unsigned running_threads = 0;
-  std::optional<bool> shutdown_result;
+  // Guards the queues and job states (ActiveJob's fields marked so, which
+  // cannot name it); held briefly, never across a JobWork call, a sink call,
+  // a callback or the destruction of stage data.
+  mutable absl::Mutex mu;
+  absl::CondVar dispatch_cv, synth_cv, gpu_cv, fin_cv;
+  bool stopping ABSL_GUARDED_BY(mu) = false;
+  uint64_t next_seq ABSL_GUARDED_BY(mu) = 0;
+  std::map<uint64_t, std::shared_ptr<ActiveJob>> jobs ABSL_GUARDED_BY(mu);  // active, by seq
+  std::unordered_map<std::string, uint64_t> ids ABSL_GUARDED_BY(mu);
+  SynthesisQueue<char> synthesis_queue ABSL_GUARDED_BY(mu);  // pending partitions (the job holds their state)
+  std::deque<WorkItem> synth_ready ABSL_GUARDED_BY(mu);      // dispatched, waiting for a synthesis thread
+  uint64_t synthesizing ABSL_GUARDED_BY(mu) = 0;             // inside Synthesize
+  unsigned free_synth ABSL_GUARDED_BY(mu) = 0;  // threads neither busy nor promised to a dispatched item
+  GpuQueue<WorkItem> gpu_queue ABSL_GUARDED_BY(mu);
+  std::deque<WorkItem> fin_queue ABSL_GUARDED_BY(mu);
+  std::vector<GpuWorkerStatus> gpu_workers ABSL_GUARDED_BY(mu);
+  DispatchPacer pacer ABSL_GUARDED_BY(mu);
+  std::optional<std::stop_source> dispatch_stop ABSL_GUARDED_BY(mu);  // the dispatcher's budget wait, interruptible
+  std::optional<PartitionKey> dispatch_key ABSL_GUARDED_BY(mu);
+  // The head waits in full for a/b/c an idle buffer could cover.
+  bool dispatch_wants_idle_pinned ABSL_GUARDED_BY(mu) = false;
+  uint64_t completed ABSL_GUARDED_BY(mu) = 0, failed ABSL_GUARDED_BY(mu) = 0, cancelled ABSL_GUARDED_BY(mu) = 0;
+  bool accepting ABSL_GUARDED_BY(mu) = true;
+  absl::CondVar jobs_cv;  // jobs changed (completion), threads exited
+  unsigned running_threads ABSL_GUARDED_BY(mu) = 0;
+  std::optional<bool> shutdown_result ABSL_GUARDED_BY(mu);
 
-  std::mutex notify_mu;                                // after mu in lock order; never held while calling out
-  std::deque<std::function<void()>> notifications;     // guarded by notify_mu
-  bool draining = false;                               // guarded by notify_mu
+  absl::Mutex notify_mu ABSL_ACQUIRED_AFTER(mu);  // never held while calling out
+  std::deque<std::function<void()>> notifications ABSL_GUARDED_BY(notify_mu);
+  bool draining ABSL_GUARDED_BY(notify_mu) = false;
 
+  // Filled by the constructor, joined by Shutdown (the caller's thread only).
   std::vector<std::thread> threads;
 };
 

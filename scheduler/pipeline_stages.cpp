@@ -82,10 +82,10 @@ void Pipeline::Impl::EndPartitionLocked(ActiveJob& job, uint32_t partition, cons
 
 void Pipeline::Impl::SynthesisLoop() {
   LowerThisThreadsPriority(config.synthesis_nice);
-  std::unique_lock lock(mu);
+  mu.Lock();
   for (;;) {
-    synth_cv.wait(lock, [&] { return stopping || !synth_ready.empty(); });
-    if (synth_ready.empty()) return;  // stopping, nothing left
+    while (!stopping && synth_ready.empty()) synth_cv.Wait(&mu);
+    if (synth_ready.empty()) break;  // stopping, nothing left
     WorkItem item = std::move(synth_ready.front());
     synth_ready.pop_front();
     Deferred d;
@@ -96,10 +96,10 @@ void Pipeline::Impl::SynthesisLoop() {
       ++free_synth;
       UpdatePacerQueuesLocked();
       RetireLocked(std::move(item), d);
-      dispatch_cv.notify_all();
-      lock.unlock();
+      dispatch_cv.SignalAll();
+      mu.Unlock();
       Flush(d);
-      lock.lock();
+      mu.Lock();
       continue;
     }
     ++synthesizing;
@@ -110,7 +110,7 @@ void Pipeline::Impl::SynthesisLoop() {
     }
     SetStageLocked(job, item.partition, PartitionStage::kSynthesizing);
     Line(d, "SYNTH_START", job, PartitionDetail(item.partition));
-    lock.unlock();
+    mu.Unlock();
     Flush(d);
 
     PartitionContext ctx = Context(item);
@@ -128,7 +128,7 @@ void Pipeline::Impl::SynthesisLoop() {
     const double wait_ms = std::clamp(ctx.input_wait_ms, 0.0, stage_ms);
     const double synth_ms = stage_ms - wait_ms;
 
-    lock.lock();
+    mu.Lock();
     --synthesizing;
     ++free_synth;
     pacer.OnSynthDone(NowS(), stage_ms / 1e3);
@@ -146,21 +146,22 @@ void Pipeline::Impl::SynthesisLoop() {
       Line(d, "GPU_QUEUE", job, PartitionDetail(item.partition));
       const PartitionKey key{job.priority, job.seq, item.partition};
       gpu_queue.Push(key, std::move(item));
-      gpu_cv.notify_one();
+      gpu_cv.Signal();
     }
     UpdatePacerQueuesLocked();
-    dispatch_cv.notify_all();
-    lock.unlock();
+    dispatch_cv.SignalAll();
+    mu.Unlock();
     Flush(d);
-    lock.lock();
+    mu.Lock();
   }
+  mu.Unlock();
 }
 
 void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
-  std::unique_lock lock(mu);
+  mu.Lock();
   for (;;) {
-    gpu_cv.wait(lock, [&] { return stopping || !gpu_queue.empty(); });
-    if (gpu_queue.empty()) return;
+    while (!stopping && gpu_queue.empty()) gpu_cv.Wait(&mu);
+    if (gpu_queue.empty()) break;
     // GPU_TIMING: the hot path from pickup to the GPU start, piece by piece.
     const auto t_pickup = SteadyClock::now();
     auto [key, item] = gpu_queue.Pop();
@@ -178,8 +179,8 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     UpdatePacerQueuesLocked();
     Line(d, "GPU_PICKUP", job, WorkerDetail(worker, item.partition));
     const auto t_unlock = SteadyClock::now();
-    dispatch_cv.notify_all();  // the queue shrank: the pacer may want to refill
-    lock.unlock();
+    dispatch_cv.SignalAll();  // the queue shrank: the pacer may want to refill
+    mu.Unlock();
     Flush(d);
 
     std::string error;
@@ -205,7 +206,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       item.abc_left = 0;
     }
 
-    lock.lock();
+    mu.Lock();
     // Its pinned a/b/c buffer just went idle: a dispatcher waiting to charge
     // a/b/c in full should take that buffer instead (before an evictor frees it).
     if (dispatch_wants_idle_pinned) InterruptDispatchLocked();
@@ -223,7 +224,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       SetStageLocked(job, item.partition, PartitionStage::kFinalizing);
       item.data = std::move(pending);
       fin_queue.push_back(std::move(item));
-      fin_cv.notify_one();
+      fin_cv.Signal();
     } else {
       EndPartitionLocked(job, item.partition, "GPU start", error, d);
       if (pending) {
@@ -233,7 +234,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       }
       RetireLocked(std::move(item), d);
     }
-    dispatch_cv.notify_all();
+    dispatch_cv.SignalAll();
     if (config.timeline && live) {
       const double spawn_to_enter = MsBetween(t_unlock, t_enter);
       d.lines.push_back("GPU_TIMING," + job.id + "," + WorkerDetail(worker, item.partition) +
@@ -244,17 +245,18 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
                         ",spawn_to_enter_ms=" + Fmt2(spawn_to_enter) + ",prove_start_ms=" + Fmt2(gpu_ms) +
                         ",total_pre_prove_ms=" + Fmt2(MsBetween(t_pickup, t_enter)));
     }
-    lock.unlock();
+    mu.Unlock();
     Flush(d);
-    lock.lock();
+    mu.Lock();
   }
+  mu.Unlock();
 }
 
 void Pipeline::Impl::FinalizerLoop() {
-  std::unique_lock lock(mu);
+  mu.Lock();
   for (;;) {
-    fin_cv.wait(lock, [&] { return stopping || !fin_queue.empty(); });
-    if (fin_queue.empty()) return;
+    while (!stopping && fin_queue.empty()) fin_cv.Wait(&mu);
+    if (fin_queue.empty()) break;
     WorkItem item = std::move(fin_queue.front());
     fin_queue.pop_front();
     ActiveJob& job = *item.job;
@@ -262,12 +264,12 @@ void Pipeline::Impl::FinalizerLoop() {
     if (!job.active) {  // GPU-completed already: no pacer change
       SetStageLocked(job, item.partition, PartitionStage::kSkipped);
       RetireLocked(std::move(item), d);
-      lock.unlock();
+      mu.Unlock();
       Flush(d);
-      lock.lock();
+      mu.Lock();
       continue;
     }
-    lock.unlock();
+    mu.Unlock();
 
     // FIN_TIMING: finish, verify, the release, the lock, the bookkeeping.
     const auto t0 = SteadyClock::now();
@@ -289,7 +291,7 @@ void Pipeline::Impl::FinalizerLoop() {
     item.reservation.Reset();  // the rest of the partition's bytes
     const auto t_drop = SteadyClock::now();
 
-    lock.lock();
+    mu.Lock();
     const auto t_locked = SteadyClock::now();
     const double fin_ms = MsBetween(t0, t_verify);
     job.timings.finalize_ms += fin_ms;
@@ -314,10 +316,11 @@ void Pipeline::Impl::FinalizerLoop() {
                         ",lock_wait_ms=" + Fmt2(MsBetween(t_drop, t_locked)) +
                         ",process_ms=" + Fmt2(MsBetween(t_locked, t_done)) + ",total_ms=" + Fmt2(MsBetween(t0, t_done)));
     }
-    lock.unlock();
+    mu.Unlock();
     Flush(d);
-    lock.lock();
+    mu.Lock();
   }
+  mu.Unlock();
 }
 
 }  // namespace cuzk::scheduler
