@@ -284,7 +284,10 @@ Pipeline::Pipeline(PipelineConfig config, memory::Budget& budget, memory::Pinned
     }
   // Each thread says when it has left its loop, so Shutdown can wait with a deadline.
   auto spawn = [&m](std::function<void()> loop) {
-    ++m.running_threads;
+    {
+      absl::MutexLock lock(&m.mu);
+      ++m.running_threads;
+    }
     m.threads.emplace_back([&m, loop = std::move(loop)] {
       loop();
       absl::MutexLock lock(&m.mu);

@@ -164,7 +164,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     if (gpu_queue.empty()) break;
     // GPU_TIMING: the hot path from pickup to the GPU start, piece by piece.
     const auto t_pickup = SteadyClock::now();
-    auto [key, item] = gpu_queue.Pop();
+    WorkItem item = gpu_queue.Pop().second;  // not a structured binding: the GPU call's lambda captures it
     ActiveJob& job = *item.job;
     Deferred d;
     const auto t_status = SteadyClock::now();
