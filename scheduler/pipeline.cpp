@@ -33,6 +33,11 @@ void Pipeline::Impl::Flush(Deferred& d) {
     for (auto& l : d.lines) config.timeline(l);
   d.lines.clear();
   d.garbage.clear();  // stage data and reservations: freed here, outside the lock
+  if (!d.holds.empty()) {
+    absl::MutexLock lock(&mu);
+    for (auto& job : d.holds) DropHoldLocked(*job, d);
+  }
+  d.holds.clear();
   d.works.clear();    // released jobs' work
   // Queued only now, after everything above is gone (another thread may be
   // draining): whoever hears on_released sees none of the job's bytes held.
@@ -44,7 +49,7 @@ void Pipeline::Impl::Flush(Deferred& d) {
 void Pipeline::Impl::RetireLocked(WorkItem&& item, Deferred& d) {
   std::shared_ptr<ActiveJob> job = item.job;
   d.garbage.push_back(std::move(item));
-  if (job) DropHoldLocked(*job, d);
+  if (job) d.holds.push_back(std::move(job));
 }
 
 void Pipeline::Impl::DropHoldLocked(ActiveJob& job, Deferred& d) {

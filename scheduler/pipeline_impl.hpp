@@ -70,6 +70,7 @@ struct WorkItem {
 struct Deferred {
   std::vector<std::string> lines;
   std::vector<WorkItem> garbage;
+  std::vector<std::shared_ptr<ActiveJob>> holds;   // end once the garbage above is freed (RetireLocked)
   std::vector<std::shared_ptr<JobWork>> works;     // released jobs' work (vanilla proofs, parameter leases)
   std::vector<std::function<void()>> released;     // their on_released, queued once the above are gone
 };
@@ -91,9 +92,11 @@ struct Pipeline::Impl {
   void FailJobLocked(ActiveJob& job, JobOutcome outcome, const std::string& why, Deferred& d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void CompleteJobLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  // A hold on the job ends: `item` (if any) goes to the garbage, and an
+  // A hold on the job ends: `item` goes to the garbage, and Flush drops the
+  // hold only after freeing it, so a job released by another thread's hold
+  // cannot report on_released while this item's bytes are still reserved. An
   // inactive job with no hold left is released (Flush frees its work, then
-  // queues on_released after the garbage is gone).
+  // queues on_released).
   void RetireLocked(WorkItem&& item, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // A partition leaves the pipeline early (error, cancellation, or its job
   // ended): it is marked failed or skipped, and an active job ends with it.
