@@ -81,6 +81,13 @@ Reader OneOf(std::string& out, std::vector<std::string> allowed) {
   };
 }
 
+Reader Bool(bool& out) {
+  return [&out](const toml::node& n, const std::string& key) {
+    if (!n.is_boolean()) Bad(key, n, "true or false");
+    out = n.as_boolean()->get();
+  };
+}
+
 // A key cuzk's files carry whose only value here is `true` (the feature is always on).
 Reader AlwaysTrue() {
   return [](const toml::node& n, const std::string& key) {
@@ -185,7 +192,8 @@ Schema MakeSchema(Config& c) {
        {{"enabled", AlwaysTrue()},
         {"synthesis_concurrency", Integer(c.pipeline.synthesis_concurrency, 1)},
         {"max_parallel_synthesis", Integer(c.pipeline.max_parallel_synthesis, 1)},
-        {"max_gpu_queue_depth", Integer(c.pipeline.max_gpu_queue_depth)}}},
+        {"max_gpu_queue_depth", Integer(c.pipeline.max_gpu_queue_depth)},
+        {"witness_only", Bool(c.pipeline.witness_only)}}},
       {"srs", {{"param_cache", String(c.srs.param_cache)}, {"preload", StringList(c.srs.preload)}}},
       {"logging",
        {{"level", OneOf(c.logging.level, {"trace", "debug", "info", "warn", "error", "critical", "off"})},
@@ -262,6 +270,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   r.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
   r.max_run_ahead = c.pipeline.max_parallel_synthesis;                   // hard ceiling beside the pacer
   r.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
+  r.witness_only = c.pipeline.witness_only;                              // GPU workers: a/b/c on the GPU
   return o;
 }
 

@@ -67,6 +67,9 @@ struct Config {
     uint32_t synthesis_concurrency = 1;  // partitions synthesized at the same time (synthesis threads)
     uint32_t max_parallel_synthesis = 18;
     uint32_t max_gpu_queue_depth = 0;
+    // GPU workers: synthesis computes only the witness and the GPU evaluates
+    // a/b/c from the circuit kept on the device; false: a/b/c on the host.
+    bool witness_only = true;
   } pipeline;
   struct Srs {
     std::string param_cache = "/data/zk/params";

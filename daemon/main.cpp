@@ -98,6 +98,10 @@ int Run(const Config& config) {
   const int limit = int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
+  // gRPC sets SO_REUSEPORT by default: a second daemon on the same port
+  // would then start and silently take half the connections. Off, the bind
+  // fails and this one exits naming the address.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Bounds the threads of the synchronous RPCs; waiting ones (callback API) hold none.
   grpc::ResourceQuota quota("cuzk-daemon");
   quota.SetMaxThreads(int(config.daemon.rpc_threads));
@@ -110,7 +114,7 @@ int Run(const Config& config) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (listen.is_unix) umask(old_umask);
   if (!server) {
-    spdlog::error("cannot listen on {}", config.daemon.listen);
+    spdlog::error("cannot listen on {} (in use by another process, or not a bindable address)", config.daemon.listen);
     return 1;
   }
   std::string grpc_target = listen.GrpcTarget();

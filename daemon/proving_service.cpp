@@ -137,11 +137,18 @@ Prover::Submitted ProvingService::Submit(const v1::SubmitProofRequest& req) {
   return prover_->Submit(req.request_id(), v.digest, std::move(v.job), v.circuit_id);
 }
 
+// Longer than any proof; a larger timeout_ms would overflow the deadline
+// (steady_clock::now() + ms) and answer TIMEOUT at once.
+constexpr uint64_t kMaxAwaitTimeoutMs = 30ull * 24 * 3600 * 1000;
+
 grpc::ServerUnaryReactor* ProvingService::StartAwait(const char* rpc, grpc::CallbackServerContext* ctx,
                                                      const std::string& job_id, uint64_t timeout_ms,
                                                      v1::AwaitProofResponse* resp) {
   auto* reactor = new AwaitReactor(prover_->tracker(), timeout_ms, resp);
   try {
+    if (timeout_ms > kMaxAwaitTimeoutMs)
+      throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
+                                std::to_string(kMaxAwaitTimeoutMs) + "); 0 waits until the job ends");
     reactor->Register(job_id);
   } catch (...) {
     reactor->Finish(Refused(rpc, std::current_exception()));
@@ -190,12 +197,21 @@ grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelP
 grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*,
                                        v1::GetStatusResponse* resp) {
   return Guard("GetStatus", [&] {
+    const scheduler::PipelineStatus pipeline = prover_->runner().PipelineStatus();
     for (const GpuInfo& g : prover_->Gpus()) {
       auto* s = resp->add_gpus();
       s->set_ordinal(g.ordinal);
       s->set_name(g.name);
       s->set_vram_total_bytes(g.vram_total_bytes);
       s->set_vram_free_bytes(g.vram_free_bytes);
+      // The job one of its workers is proving now (the first busy worker's), and its kind.
+      for (const scheduler::GpuWorkerStatus& w : pipeline.gpu_workers) {
+        if (w.device != int(g.ordinal) || !w.busy) continue;
+        s->set_current_job_id(w.job_id);
+        for (const scheduler::JobStatus& j : pipeline.jobs)
+          if (j.id == w.job_id) s->set_current_proof_kind(j.kind);
+        break;
+      }
     }
     for (const SrsInfo& info : prover_->srs().List()) {
       auto* s = resp->add_loaded_srs();

@@ -29,6 +29,8 @@
 #                    daemon; a 512 MiB partition's a/b/c + z buffer is 8.2 GB)
 #   --budget SIZE    the daemon's [memory] total_budget (default "auto"; the
 #                    loaded parameter sets are charged to it)
+#   --witness-only B the daemon's [pipeline] witness_only (true, the default:
+#                    a/b/c evaluated on the GPU; false: on the host)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -47,6 +49,7 @@ concurrency=0
 synth=1
 pinned_limit=16GiB
 budget=auto
+witness_only=true
 daemon_args=()
 while (($#)); do
   case $1 in
@@ -60,6 +63,7 @@ while (($#)); do
     --synthesis-concurrency) synth=${2:?}; shift 2 ;;
     --pinned-limit) pinned_limit=${2:?}; shift 2 ;;
     --budget) budget=${2:?}; shift 2 ;;
+    --witness-only) witness_only=${2:?}; shift 2 ;;
     --) shift; daemon_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -152,6 +156,7 @@ pinned_limit = "$pinned_limit"
 total_budget = "$budget"
 [pipeline]
 synthesis_concurrency = $synth
+witness_only = $witness_only
 [srs]
 param_cache = "$work/params"
 [logging]

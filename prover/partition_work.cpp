@@ -46,7 +46,7 @@ groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_
 // from PrepareProverInput, which also checks that every row holds (a corrupt
 // vanilla proof fails there, naming the row).
 groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
-                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory) {
+                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory, bool witness_only) {
   r1cs::Assignment z;
   if (job.kind == JobKind::kGenericR1cs) {
     z = job.witness;  // a copy: PrepareProverInput consumes it, the job stays read-only
@@ -55,7 +55,10 @@ groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const 
     z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = threads});
   }
   return groth16::PrepareProverInput(params.pk, params.circuit, std::move(z),
-                                     {.threads = threads, .abc_memory = abc_memory});
+                                     {.threads = threads,
+                                      .abc_memory = abc_memory,
+                                      .witness_only = witness_only,
+                                      .compact_witness = witness_only});
 }
 
 // The public inputs (without ONE) partition k's proof is verified against.
@@ -78,7 +81,16 @@ struct Pending final : scheduler::StageData {
 
 }  // namespace
 
-scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, bool pinned_abc) {
+SynthesisForm FormFor(const ProofJob& job, SynthesisForm preferred) {
+  if (preferred == SynthesisForm::kAbcVectors) return preferred;
+  // snarkjs keys take their H on the host, from a/b/c vectors.
+  if (job.kind == JobKind::kGenericR1cs &&
+      job.params.Get(nullptr)->pk.h_form == groth16::HQueryForm::kSnarkjsOddCoset)
+    return SynthesisForm::kAbcVectors;
+  return preferred;
+}
+
+scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisForm form) {
   if (job.kind != JobKind::kSnapDeals && job.kind != JobKind::kGenericR1cs)
     throw std::invalid_argument(std::string("the prover does not prove ") + JobKindName(job.kind) + " jobs");
   if (!job.params) throw std::invalid_argument("job " + job.id + " has no parameter set");
@@ -88,30 +100,41 @@ scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, bool pinne
   bool snarkjs_h = false;
   uint64_t vanilla = 0;
   if (job.kind == JobKind::kGenericR1cs) {
-    // Generic sets are loaded before they are queued (BindGenericWitness).
+    // Generic sets are loaded before they are queued (Prover::Submit).
     n = std::max<uint64_t>(n, job.witness.values.size());
     snarkjs_h = job.params.Get(nullptr)->pk.h_form == groth16::HQueryForm::kSnarkjsOddCoset;
   } else {
     vanilla = VanillaBytes(job.shape);
   }
   scheduler::PartitionBytes b;
-  b.pinned_abc = pinned_abc && !snarkjs_h;
-  b.abc = 3 * m * kFr + (snarkjs_h ? 2 * m * kFr : 0) + (b.pinned_abc ? n * kFr : 0);
+  switch (form) {
+    case SynthesisForm::kWitness: b.abc = 0; break;
+    case SynthesisForm::kAbcPinned:
+      b.pinned_abc = true;
+      b.abc = 3 * m * kFr + n * kFr;  // a/b/c and the z copy
+      break;
+    case SynthesisForm::kAbcVectors: b.abc = 3 * m * kFr + (snarkjs_h ? 2 * m * kFr : 0); break;
+  }
   b.total = b.abc + n * kFr + vanilla + kFixedBytes;
   return b;
 }
 
-PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, scheduler::PartitionBytes bytes,
+PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
                              unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for)
-    : job_(std::move(job)), bytes_(bytes), engine_threads_(engine_threads), backend_for_(std::move(backend_for)) {}
+    : job_(std::move(job)),
+      form_(form),
+      bytes_(bytes),
+      engine_threads_(engine_threads),
+      backend_for_(std::move(backend_for)) {}
 
 std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler::PartitionContext& ctx) {
   auto out = std::make_unique<Synthesized>();
   out->params = job_->params.Get(&ctx.input_wait_ms);
   ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
   groth16::ProveOptions::AbcMemoryFn abc_memory;
-  if (bytes_.pinned_abc) abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
-  out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory);
+  if (form_ == SynthesisForm::kAbcPinned) abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
+  out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory,
+                                   form_ == SynthesisForm::kWitness);
   return out;
 }
 

@@ -36,7 +36,11 @@
 // inside a backend (Pippenger buckets: MBs on the CPU; the CudaBackend's
 // device memory is not host memory). The parameters are charged by the
 // SrsRegistry (AttachBudget) to the same budget.
-// With a PinnedPool (GPU workers, bellperson keys) Synthesize leases one
+// With witness-only synthesis (GPU workers, bellperson keys: kWitness, the
+// default) the host computes only z; the CudaBackend uploads it compactly
+// (2-bit classes plus the values other than 0 and 1) and evaluates a/b/c
+// from the circuit resident on the device, checking every row.
+// With a PinnedPool and kAbcPinned Synthesize leases one
 // page-locked buffer of (3 m + n) 32 bytes from the partition's a/b/c
 // reservation and PrepareProverInput writes a/b/c straight into it and
 // copies z after them (ProveOptions::abc_memory), so the copies to the GPU
@@ -53,17 +57,26 @@
 
 namespace cuzk::prover {
 
-// Bytes of one partition (see above). pinned_abc: a/b/c and the z copy go
-// into a pinned pool buffer (bellperson keys only: snarkjs keys transform
-// a/b/c in host vectors, so they stay pageable).
-scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, bool pinned_abc);
+// How a partition's synthesis hands its work to the GPU start.
+enum class SynthesisForm {
+  kAbcVectors,  // a/b/c in pageable vectors (CPU-backend workers; snarkjs keys)
+  kAbcPinned,   // a/b/c and a copy of z in one pinned pool buffer
+  kWitness,     // the witness only: the backend evaluates a/b/c itself (CudaBackend on the GPU)
+};
+
+// Bytes of one partition (see above). kWitness: no a/b/c on the host at all
+// (abc = 0; z stays until the GPU start returns). snarkjs keys always take
+// kAbcVectors (their H is computed in host vectors).
+scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisForm form);
+// The form a job gets when the runner would use `preferred`.
+SynthesisForm FormFor(const ProofJob& job, SynthesisForm preferred);
 
 class PartitionWork final : public scheduler::JobWork {
  public:
   // backend_for(device): the backend of a device (-1: the CPU backend); it
   // must outlive the work.
-  PartitionWork(std::shared_ptr<const ProofJob> job, scheduler::PartitionBytes bytes, unsigned engine_threads,
-                std::function<groth16::Backend&(int device)> backend_for);
+  PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
+                unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for);
 
   scheduler::PartitionBytes EstimateBytes(uint32_t partition) const override { return bytes_; }
   std::unique_ptr<scheduler::StageData> Synthesize(const scheduler::PartitionContext& ctx) override;
@@ -75,6 +88,7 @@ class PartitionWork final : public scheduler::JobWork {
 
  private:
   const std::shared_ptr<const ProofJob> job_;
+  const SynthesisForm form_;
   const scheduler::PartitionBytes bytes_;
   const unsigned engine_threads_;
   const std::function<groth16::Backend&(int)> backend_for_;

@@ -78,12 +78,19 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
     if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
       spdlog::warn("proof runner: page-locked host memory is not available; a/b/c buffers are pageable");
   }
+  const bool witness_only = options.witness_only && (!devices_.empty() || options.witness_only_on_cpu_workers);
+  preferred_form_ = witness_only ? SynthesisForm::kWitness
+                    : pinned_    ? SynthesisForm::kAbcPinned
+                                 : SynthesisForm::kAbcVectors;
   pipeline_ = std::make_unique<scheduler::Pipeline>(std::move(pc), *budget_, pinned_ ? &*pinned_ : nullptr);
-  spdlog::info("proof runner: {} synthesis thread(s), {}, budget {}, a/b/c in {}", options.synthesis_threads,
+  spdlog::info("proof runner: {} synthesis thread(s), {}, budget {}, synthesis writes {}", options.synthesis_threads,
                devices_.empty() ? std::to_string(options.cpu_backend_workers) + " CPU-backend worker(s)"
                                 : std::to_string(devices_.size()) + " GPU(s) x " +
                                       std::to_string(options.workers_per_device) + " worker(s)",
-               Gb(budget_->capacity()), pinned_ ? "pinned pool buffers" : "pageable vectors");
+               Gb(budget_->capacity()),
+               preferred_form_ == SynthesisForm::kWitness     ? "the witness only (a/b/c evaluated on the GPU)"
+               : preferred_form_ == SynthesisForm::kAbcPinned ? "a/b/c into pinned pool buffers"
+                                                              : "a/b/c into pageable vectors");
 }
 
 ProofRunner::~ProofRunner() {
@@ -94,7 +101,8 @@ ProofRunner::~ProofRunner() {
 void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {
   if (!job) throw std::invalid_argument("Enqueue: no job");
   const std::string id = job->id;
-  const scheduler::PartitionBytes bytes = EstimatePartitionBytes(*job, pinned_.has_value());
+  const SynthesisForm form = FormFor(*job, preferred_form_);
+  const scheduler::PartitionBytes bytes = EstimatePartitionBytes(*job, form);
   const uint64_t params_bytes = options_.parameters_in_budget && job->params ? job->params.ChargeBytes() : 0;
   if (bytes.total + params_bytes > budget_->capacity())
     throw JobExceedsBudgetError(id, bytes, budget_->capacity(), params_bytes);
@@ -118,7 +126,7 @@ void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {
   req.on_stage = [this, id = job->id](uint32_t p, const PartitionStatus& s) { observer_->OnPartitionStage(id, p, s); };
   req.on_done = [this, key](JobResult r) { OnDone(key, std::move(r)); };
   req.on_released = [this, key] { OnReleased(key); };
-  req.work = std::make_shared<PartitionWork>(std::move(job), bytes, options_.engine_threads,
+  req.work = std::make_shared<PartitionWork>(std::move(job), form, bytes, options_.engine_threads,
                                              [this](int device) -> groth16::Backend& { return BackendFor(device); });
   try {
     pipeline_->Submit(std::move(req));

@@ -40,6 +40,7 @@
 #include "memory/pinned_pool.hpp"
 #include "prover/job.hpp"
 #include "prover/job_tracker.hpp"
+#include "prover/partition_work.hpp"
 #include "scheduler/partition_work.hpp"
 #include "scheduler/pipeline.hpp"
 
@@ -72,6 +73,13 @@ struct RunnerOptions {
   // under pressure. false, or CPU-backend workers: pageable vectors.
   bool pinned_abc = true;
   uint64_t pinned_limit = 16ull << 30;
+  // GPU workers, bellperson keys: synthesis computes only the witness and the
+  // CudaBackend evaluates a/b/c on the device (PartitionWork, SynthesisForm).
+  // false: a/b/c on the host (pinned_abc decides where).
+  bool witness_only = true;
+  // Witness-only with CPU-backend workers too (the CpuBackend then evaluates
+  // a/b/c in ProveStart): for tests of that path on machines without a GPU.
+  bool witness_only_on_cpu_workers = false;
   // The pinned path with CPU-backend workers too (plain aligned memory
   // without a GPU): for tests of the pool's accounting on machines without a GPU.
   bool pinned_abc_on_cpu_workers = false;
@@ -154,6 +162,7 @@ class ProofRunner final : public JobCanceller {
   std::unique_ptr<memory::Budget> owned_budget_;  // when the options bring none
   memory::Budget* const budget_;                  // outlives the pipeline (declared before it)
   std::optional<memory::PinnedPool> pinned_;      // GPU workers' a/b/c buffers; outlives the pipeline
+  SynthesisForm preferred_form_ = SynthesisForm::kAbcVectors;
 
   mutable absl::Mutex mu_;
   std::map<uint64_t, Record> records_ ABSL_GUARDED_BY(mu_);  // by key: enqueued and not yet released

@@ -256,7 +256,9 @@ struct CudaBackend::Impl {
     const r1cs::CompiledCircuit& circuit = *input.circuit;
     const DeviceCircuit& dc = CircuitOnDevice(key, circuit);
     const auto t0 = Clock::now();
-    const r1cs::CompactWitness w = r1cs::CompactWitnessOf(input.assignment.values, options.cpu_threads);
+    std::optional<r1cs::CompactWitness> compacted_here;
+    if (!input.compact_z) compacted_here = r1cs::CompactWitnessOf(input.assignment.values, options.cpu_threads);
+    const r1cs::CompactWitness& w = input.compact_z ? *input.compact_z : *compacted_here;
     const auto t1 = Clock::now();
     const size_t m = pk.domain_size();
     Reserve(gpu->z, w.num_variables);

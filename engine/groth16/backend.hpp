@@ -26,6 +26,7 @@
 #include "engine/ff/fr.hpp"
 #include "engine/groth16/types.hpp"
 #include "engine/r1cs/assignment.hpp"
+#include "engine/r1cs/compact_witness.hpp"
 #include "engine/r1cs/evaluate.hpp"
 
 namespace cuzk::groth16 {
@@ -47,6 +48,9 @@ namespace cuzk::groth16 {
 // prover.hpp, the reference). The circuit must outlive ProveStart.
 struct ProverInput {
   const r1cs::CompiledCircuit* circuit = nullptr;  // set: witness-only
+  // Witness-only: z already compacted (ProveOptions::compact_witness: by the
+  // synthesis thread, off the GPU's critical path); else the backend does it.
+  std::optional<r1cs::CompactWitness> compact_z;
   r1cs::AbcVectors abc;
   std::optional<r1cs::AbcSpans> abc_external;
   std::span<const ff::Fr> z_copy;  // a copy of assignment.values in abc_owner's memory, or empty

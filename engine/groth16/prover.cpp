@@ -50,6 +50,7 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   if (options.witness_only) {
     in.circuit = &circuit;
     in.assignment = std::move(z);
+    if (options.compact_witness) in.compact_z = r1cs::CompactWitnessOf(in.assignment.values, options.threads);
     return in;
   }
   if (options.abc_memory) {

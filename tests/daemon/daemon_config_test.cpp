@@ -37,6 +37,7 @@ TEST(DaemonConfig, ExampleFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(c.scheduler.max_batch_wait_ms, d.scheduler.max_batch_wait_ms);
   EXPECT_EQ(c.synthesis.threads, d.synthesis.threads);
   EXPECT_EQ(c.daemon.rpc_threads, d.daemon.rpc_threads);
+  EXPECT_EQ(c.pipeline.witness_only, d.pipeline.witness_only);
   EXPECT_EQ(c.pipeline.synthesis_concurrency, d.pipeline.synthesis_concurrency);
   EXPECT_EQ(c.pipeline.max_parallel_synthesis, d.pipeline.max_parallel_synthesis);
   EXPECT_EQ(c.pipeline.max_gpu_queue_depth, d.pipeline.max_gpu_queue_depth);

@@ -48,7 +48,7 @@ bool WaitFor(const std::function<bool()>& condition, seconds timeout) {
 }
 
 TEST(DaemonWaiters, ThousandConcurrentAwaitCallersOnASmallThreadPoolAreAllAnswered) {
-  DaemonProcess d("[daemon]\nrpc_threads = 4\n");
+  DaemonProcess d("rpc_threads = 4\n");  // appended to the [daemon] table
   auto stub = d.Stub();
   const std::string id = MustSubmit(*stub, FixtureSnapRequest("waiters"));
   ASSERT_FALSE(id.empty());

@@ -5,6 +5,7 @@
 // fails once, its siblings are skipped), a job larger than the budget
 // (refused at once, nothing queued).
 #include "prover/proof_runner.hpp"
+#include "prover/partition_work.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -240,6 +241,7 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
   o.cpu_workers = false;
   o.workers_per_device = 1;
   o.pinned_abc_on_cpu_workers = true;  // a/b/c in pool buffers also without a GPU
+  o.witness_only = false;              // (the witness-only path has its own test)
   auto runner = std::make_unique<ProofRunner>(o, &rec);
   std::printf("proving on %s\n", runner->devices().empty() ? "CPU-backend workers"
                                                              : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
@@ -302,6 +304,32 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
     EXPECT_EQ(lines.Count(e), 1u) << e;
   EXPECT_TRUE(runner->Shutdown(Clock::now() + 1s));
   EXPECT_THROW(runner->Enqueue(MakeJob("late", 2)), std::runtime_error);
+}
+
+// Witness-only synthesis (the GPU workers' default): no a/b/c on the host,
+// the backend evaluates them (here the CpuBackend, the reference); the proof
+// verifies and the partition's reservation holds no a/b/c bytes.
+TEST_F(PipelineRunnerTest, WitnessOnlySynthesisProvesAVerifiedProof) {
+  Recorder rec;
+  RunnerOptions o = CpuOptions(nullptr);
+  o.witness_only_on_cpu_workers = true;
+  auto job = MakeJob("witness-only", 2);
+  const scheduler::PartitionBytes bytes = EstimatePartitionBytes(*job, SynthesisForm::kWitness);
+  EXPECT_EQ(bytes.abc, 0u);
+  EXPECT_FALSE(bytes.pinned_abc);
+  EXPECT_LT(bytes.total, EstimatePartitionBytes(*job, SynthesisForm::kAbcVectors).total / 2);
+  auto runner = std::make_unique<ProofRunner>(o, &rec);
+  runner->Enqueue(std::move(job));
+  ASSERT_TRUE(rec.WaitFinished("witness-only"));
+  const Recorder::Job j = rec.Get("witness-only");
+  ASSERT_EQ(j.outcome->outcome, JobOutcome::kCompleted) << j.outcome->error;
+  const auto pvk = groth16::PrepareVerifyingKey(groth16::ReadVerifyingKey(ParamFile(".vk").string()));
+  const auto proofs = groth16::DecodeProofs(j.outcome->proof);
+  ASSERT_TRUE(proofs.has_value());
+  const auto inputs = snapdeals::PartitionPublicInputs(Shape(), 0, Sector().commitments).AsArray();
+  EXPECT_TRUE(groth16::Verify(pvk, (*proofs)[0], inputs));
+  EXPECT_LE(runner->PipelineStatus().peak_reserved_bytes, bytes.total);
+  EXPECT_EQ(runner->PipelineStatus().reserved_bytes, 0u);
 }
 
 TEST_F(PipelineRunnerTest, QueuedJobsStartInPriorityOrderAndCanBeTakenBack) {

@@ -9,6 +9,7 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/r1cs/compact_witness.hpp"
 #include "tests/support/random_circuit.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -30,6 +31,29 @@ TEST(WitnessOnlyTest, CpuGivesTheSameProofAsTheOrdinaryPath) {
   const Proof got = ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s, {.witness_only = true});
   EXPECT_EQ(EncodeProof(got), EncodeProof(want));
   EXPECT_TRUE(Verify(PrepareVerifyingKey(pk.vk), got, rc.z.PublicInputs()));
+}
+
+// compact_witness: z compacted by PrepareProverInput (the synthesis thread)
+// equals the backend's own compaction and expands back to z.
+TEST(WitnessOnlyTest, CompactWitnessMadeAtPreparationIsExact) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 300, .free_aux = 80}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  const ProverInput plain = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true});
+  EXPECT_FALSE(plain.compact_z.has_value());
+  const ProverInput in =
+      PrepareProverInput(pk, rc.circuit, rc.z, {.threads = 2, .witness_only = true, .compact_witness = true});
+  ASSERT_TRUE(in.compact_z.has_value());
+  EXPECT_EQ(r1cs::ExpandWitness(*in.compact_z), rc.z.values);
+  const r1cs::CompactWitness backend_side = r1cs::CompactWitnessOf(rc.z.values, 1);
+  EXPECT_EQ(in.compact_z->classes, backend_side.classes);
+  EXPECT_EQ(in.compact_z->others, backend_side.others);
+  // The CPU backend proves from it as from any witness-only input.
+  CpuBackend cpu({.threads = 2});
+  const Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  EXPECT_EQ(EncodeProof(ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s,
+                                            {.witness_only = true, .compact_witness = true})),
+            EncodeProof(ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s)));
 }
 
 TEST(WitnessOnlyTest, UnsatisfiedWitnessFailsProveStartNamingTheRow) {

@@ -12,7 +12,9 @@
 # CUZK_LOAD_CONCURRENCY (default = jobs), CUZK_SYNTH (synthesis_concurrency,
 # default 4; a list such as "6 3" runs one load per value), CUZK_SIZE (the
 # large sector, default 8MiB), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
-# CUZK_SETUP_S (limit of the GPU setup, default 240).
+# CUZK_SETUP_S (limit of the GPU setup, default 240), CUZK_WITNESS_ONLY (the
+# daemon's [pipeline] witness_only; a list such as "true false" runs one load
+# per value, default true).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -68,19 +70,22 @@ if [[ $skip != *,8mib,* ]]; then
       "$bundle/bin/cuzk-cli" snap setup --sector-size "$big" --param-cache "$w/params"
   fi
   ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
+  for wo in ${CUZK_WITNESS_ONLY:-true}; do
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi
+    tag=$big-s$s-wo$wo
     if ((left > 60)); then
-      timed "smoke $big + $jobs jobs, synth $s" "$left" "$OUT/smoke-$big-s$s.log" \
+      timed "smoke $big + $jobs jobs, synth $s, wo $wo" "$left" "$OUT/smoke-$tag.log" \
         "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" "${load[@]}" \
         --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}" \
-        --budget "${CUZK_BUDGET:-auto}"
+        --budget "${CUZK_BUDGET:-auto}" --witness-only "$wo"
     else
-      row "smoke $big synth $s" skip "-" "only ${left}s left"
+      row "smoke $big synth $s wo $wo" skip "-" "only ${left}s left"
     fi
-    cp "$w/daemon.log" "$OUT/daemon-$big-s$s.log" 2>/dev/null
-    cp "$w/timeline.svg" "$OUT/timeline-$big-s$s.svg" 2>/dev/null
+    cp "$w/daemon.log" "$OUT/daemon-$tag.log" 2>/dev/null
+    cp "$w/timeline.svg" "$OUT/timeline-$tag.svg" 2>/dev/null
+  done
   done
 fi
 

@@ -1,0 +1,79 @@
+// Limits a hostile or careless client (or operator) must not get past, each
+// against the real cuzk-daemon: a second daemon on a TCP port already served
+// fails to start (gRPC's default SO_REUSEPORT would let it share the port),
+// and an AwaitProof timeout_ms too large for a deadline is refused instead of
+// timing out at once.
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <limits>
+
+#include "tests/daemon/daemon_process.hpp"
+#include "tests/daemon/daemon_rpc.hpp"
+#include "tests/daemon/snap_request.hpp"
+
+namespace cuzk::test {
+namespace {
+
+namespace v1 = cuzk::v1;
+using std::chrono::seconds;
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(DaemonLimits, ASecondDaemonOnTheSameTcpPortFailsToStart) {
+  const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
+  const std::string toml = "[daemon]\nlisten = \"" + listen + "\"\nstatus_listen = \"\"\n[srs]\nparam_cache = \"" +
+                           ParamCache() + "\"\n";
+  DaemonProcess first(toml, /*with_defaults=*/false);
+  const auto [code, log] = RunDaemonExpectingExit(toml, seconds(60));
+  EXPECT_EQ(code, 1) << log;
+  EXPECT_NE(log.find("cannot listen on " + listen), std::string::npos) << log;
+  // The first one still serves.
+  auto stub = v1::ProvingEngine::NewStub(grpc::CreateChannel(listen, grpc::InsecureChannelCredentials()));
+  v1::GetStatusResponse st;
+  EXPECT_TRUE(stub->GetStatus(Ctx(seconds(10)).get(), v1::GetStatusRequest(), &st).ok());
+}
+
+TEST(DaemonLimits, AwaitTimeoutsTooLargeForADeadlineAreRefused) {
+  DaemonProcess d("");
+  auto stub = d.Stub();
+  v1::SubmitProofRequest req = FixtureSnapRequest("limits");
+  const std::string id = MustSubmit(*stub, req);
+  for (uint64_t timeout_ms : {uint64_t(9.2e12), std::numeric_limits<uint64_t>::max()}) {
+    grpc::Status status;
+    Await(*stub, id, timeout_ms, &status, seconds(30));
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << timeout_ms << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find("timeout_ms"), std::string::npos) << status.error_message();
+  }
+  // A long but valid one still waits: the job is not over a second later.
+  grpc::Status status;
+  const v1::AwaitProofResponse r = Await(*stub, id, 1000, &status, seconds(30));
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(r.status(), v1::AwaitProofResponse::TIMEOUT);
+  v1::CancelProofRequest cancel;
+  cancel.set_job_id(id);
+  v1::CancelProofResponse cancelled;
+  EXPECT_TRUE(stub->CancelProof(Ctx().get(), cancel, &cancelled).ok());
+  EXPECT_EQ(d.Signal(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace cuzk::test
