@@ -146,6 +146,7 @@ grpc::ServerUnaryReactor* ProvingService::StartAwait(const char* rpc, grpc::Call
                                                      v1::AwaitProofResponse* resp) {
   auto* reactor = new AwaitReactor(prover_->tracker(), timeout_ms, resp);
   try {
+    CheckId(job_id, "job_id");
     if (timeout_ms > kMaxAwaitTimeoutMs)
       throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
                                 std::to_string(kMaxAwaitTimeoutMs) + "); 0 waits until the job ends");
@@ -188,6 +189,7 @@ grpc::ServerUnaryReactor* ProvingService::Prove(grpc::CallbackServerContext* ctx
 grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* req,
                                          v1::CancelProofResponse* resp) {
   return Guard("CancelProof", [&] {
+    CheckId(req->job_id(), "job_id");
     const bool was_running = prover_->tracker().Cancel(req->job_id(), prover_->runner());
     spdlog::info("job {} cancel requested ({})", req->job_id(), was_running ? "running" : "not running");
     resp->set_was_running(was_running);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 
 #include "daemon/errors.hpp"
 #include "prover/srs_registry.hpp"
@@ -109,7 +110,36 @@ ValidatedRequest ValidateGeneric(const SubmitProofRequest& r) {
 
 }  // namespace
 
+std::string QuoteForMessage(std::string_view text) {
+  constexpr size_t kShown = 64;
+  std::string out = "\"";
+  for (unsigned char ch : text.substr(0, kShown)) {
+    if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
+      out += char(ch);
+    } else {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", ch);
+      out += b;
+    }
+  }
+  out += '"';
+  if (text.size() > kShown) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+void CheckId(std::string_view id, const char* field) {
+  if (id.size() > kMaxIdBytes)
+    throw InvalidRequestError(std::string(field) + " " + QuoteForMessage(id) + " is longer than " +
+                              std::to_string(kMaxIdBytes) + " bytes");
+  for (unsigned char ch : id) {
+    if (ch < 0x20 || ch >= 0x7f)
+      throw InvalidRequestError(std::string(field) + " " + QuoteForMessage(id) +
+                                ": only printable ASCII characters (space to '~') are allowed");
+  }
+}
+
 ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
+  CheckId(r.request_id(), "request_id");
   switch (r.proof_kind()) {
     case cuzk::v1::SNAP_DEALS_UPDATE: break;
     case cuzk::v1::POREP_SEAL_COMMIT:

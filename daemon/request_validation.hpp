@@ -14,6 +14,7 @@
 //   prover.Submit(request.request_id(), v.digest, v.job, v.circuit_id);
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cuzk/v1/proving.pb.h"
 #include "prover/job.hpp"
@@ -27,5 +28,14 @@ struct ValidatedRequest {
 };
 
 ValidatedRequest ValidateSubmit(const cuzk::v1::SubmitProofRequest& request);
+
+// Ids from clients (request_id, job_id): at most kMaxIdBytes of printable
+// ASCII (0x20..0x7e, so Curio's "wdpost-<miner>-<partition>-[12 34 ...]"
+// passes; a newline, which would forge log lines, does not). An
+// InvalidRequestError names the field and quotes at most 64 bytes, escaped.
+inline constexpr size_t kMaxIdBytes = 256;
+void CheckId(std::string_view id, const char* field);
+// `text` in quotes for an error message: 64 bytes at most, non-printable bytes as \xNN.
+std::string QuoteForMessage(std::string_view text);
 
 }  // namespace cuzk::daemon

@@ -2,7 +2,8 @@
 // against the real cuzk-daemon: a second daemon on a TCP port already served
 // fails to start (gRPC's default SO_REUSEPORT would let it share the port),
 // and an AwaitProof timeout_ms too large for a deadline is refused instead of
-// timing out at once.
+// timing out at once, and ids that are too long or carry control characters
+// (a newline would forge log lines) are refused with a short message.
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -72,6 +73,47 @@ TEST(DaemonLimits, AwaitTimeoutsTooLargeForADeadlineAreRefused) {
   cancel.set_job_id(id);
   v1::CancelProofResponse cancelled;
   EXPECT_TRUE(stub->CancelProof(Ctx().get(), cancel, &cancelled).ok());
+  EXPECT_EQ(d.Signal(SIGTERM), 0);
+}
+
+TEST(DaemonLimits, IdsAreBoundedAndPrintableAndErrorsQuoteThemShortly) {
+  DaemonProcess d("");
+  auto stub = d.Stub();
+  auto expect_invalid = [&](const std::string& request_id, const std::string& why) {
+    v1::SubmitProofResponse resp;
+    const grpc::Status s = Submit(*stub, FixtureSnapRequest(request_id), &resp);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << why;
+    EXPECT_NE(s.error_message().find("request_id"), std::string::npos) << s.error_message();
+    EXPECT_LT(s.error_message().size(), 400u) << why;  // the id is not echoed whole
+    EXPECT_EQ(s.error_message().find('\n'), std::string::npos) << why;
+  };
+  expect_invalid(std::string(64 << 10, 'x'), "64 KiB id");
+  expect_invalid(std::string(257, 'y'), "257 bytes");
+  expect_invalid("snap-1-2\nTIMELINE,0,GPU_START,forged,partition=0", "newline");
+  expect_invalid(std::string("tab\tid"), "tab");
+  expect_invalid(std::string("nul\0id", 6), "NUL");
+  // Curio's own ids: spaces and brackets are fine, and 256 bytes is the limit.
+  for (const std::string ok : {std::string("wdpost-1000-0-[12 34 56 78 9a bc de f0]"), std::string(256, 'z')}) {
+    v1::SubmitProofResponse resp;
+    const grpc::Status s = Submit(*stub, FixtureSnapRequest(ok), &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(resp.job_id(), ok);
+    v1::CancelProofRequest cancel;
+    cancel.set_job_id(ok);
+    v1::CancelProofResponse cancelled;
+    EXPECT_TRUE(stub->CancelProof(Ctx().get(), cancel, &cancelled).ok());
+  }
+  // AwaitProof and CancelProof check job ids the same way.
+  grpc::Status status;
+  Await(*stub, std::string(1 << 20, 'q'), 10, &status, seconds(30));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(status.error_message().size(), 400u);
+  v1::CancelProofRequest cancel;
+  cancel.set_job_id("bad\nid");
+  v1::CancelProofResponse cancelled;
+  EXPECT_EQ(stub->CancelProof(Ctx().get(), cancel, &cancelled).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Logged escaped (\x0a), so no line of the log starts with the forged TIMELINE.
+  EXPECT_EQ(d.Log().find("\nTIMELINE,0,GPU_START,forged"), std::string::npos) << d.Log();
   EXPECT_EQ(d.Signal(SIGTERM), 0);
 }
 
