@@ -189,7 +189,12 @@ TEST(DaemonIntegration, SubmitThenAwaitVerifiesWhileBadRequestsAreRefused) {
   const v1::GetStatusResponse st = Status(*stub);
   EXPECT_EQ(st.total_proofs_completed(), 1u);
   EXPECT_EQ(st.total_proofs_failed(), 1u);
-  EXPECT_TRUE(st.gpus().empty());  // no CUDA build / no GPU here
+  // The GPUs the daemon proves on: none without a CUDA build or a GPU; on a
+  // GPU host each has gpu_workers_per_device (2) workers, and /status agrees.
+  const nlohmann::json js = GetStatusJson(d.status_port());
+  EXPECT_EQ(js.at("gpus").size(), size_t(st.gpus_size()));
+  EXPECT_EQ(js.at("gpu_workers").get<int>(), 2 * st.gpus_size());
+  for (const auto& g : st.gpus()) EXPECT_GT(g.vram_total_bytes(), 0u);
   bool found = false;
   for (const auto& srs : st.loaded_srs()) {
     if (srs.circuit_id() != "snap-2k") continue;

@@ -255,7 +255,9 @@ class PythonClient(unittest.TestCase):
                 continue
             for (n, l, v0) in p["samples"]:
                 self.assertGreaterEqual(value(parsed[1], fam, n, **l), v0, n)
-        self.assertEqual(value(parsed[0], "cuzk_gpu_workers"), 0)  # no GPU here
+        # Two workers per GPU the daemon proves on (none without CUDA or a GPU).
+        gpus = len(self.d.stub.GetStatus(pb.GetStatusRequest(), timeout=5).gpus)
+        self.assertEqual(value(parsed[0], "cuzk_gpu_workers"), 2 * gpus)
 
     def test_4_status_endpoint_is_json(self):
         code, ctype, body = self.d.http("/status")
