@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "daemon/errors.hpp"
 #include "prover/srs_registry.hpp"
@@ -42,13 +44,62 @@ filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
   }
 }
 
-filecoin::Domain Commitment(const std::string& bytes, const char* name) {
-  if (bytes.size() != 32) {
-    throw InvalidRequestError(std::string(name) + ": " + std::to_string(bytes.size()) +
-                              " bytes, expected 32 (a raw little-endian field element)");
+// The two CID forms of a commitment Curio has sent (cid.Bytes(), CIDv1): the
+// codec and multihash of a sealed (CommR) or unsealed (CommD) commitment.
+struct CommitmentCid {
+  uint64_t codec, multihash;
+  const char* what;
+};
+constexpr CommitmentCid kSealedCid{0xf102, 0xb401, "fil-commitment-sealed (0xf102) with poseidon-bls12_381-a2-fc1 (0xb401)"};
+constexpr CommitmentCid kUnsealedCid{0xf101, 0x1012,
+                                     "fil-commitment-unsealed (0xf101) with sha2-256-trunc254-padded (0x1012)"};
+
+// An unsigned LEB128 varint (multiformats: at most 9 bytes); nullopt when malformed.
+std::optional<uint64_t> ReadVarint(std::string_view& in) {
+  uint64_t v = 0;
+  for (int i = 0; i < 9 && !in.empty(); ++i) {
+    const uint8_t b = uint8_t(in.front());
+    in.remove_prefix(1);
+    v |= uint64_t(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) return v;
   }
+  return std::nullopt;
+}
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+// The 32-byte digest of a commitment given raw (32 bytes) or as CID bytes.
+std::string_view CommitmentDigest(const std::string& bytes, const char* name, const CommitmentCid& cid) {
+  if (bytes.size() == 32) return bytes;
+  const std::string expected = std::string(" (expected 32 raw bytes, or the CID bytes of ") + cid.what + ")";
+  std::string_view in = bytes;
+  const std::optional<uint64_t> version = ReadVarint(in);
+  if (!version || *version != 1)
+    throw InvalidRequestError(std::string(name) + ": " + std::to_string(bytes.size()) +
+                              " bytes that are not a CIDv1" + expected);
+  const std::optional<uint64_t> codec = ReadVarint(in);
+  if (!codec || *codec != cid.codec)
+    throw InvalidRequestError(std::string(name) + ": a CID with codec " + (codec ? Hex(*codec) : "(malformed)") +
+                              expected);
+  const std::optional<uint64_t> hash = ReadVarint(in);
+  if (!hash || *hash != cid.multihash)
+    throw InvalidRequestError(std::string(name) + ": a CID with multihash " + (hash ? Hex(*hash) : "(malformed)") +
+                              expected);
+  const std::optional<uint64_t> length = ReadVarint(in);
+  if (!length || *length != 32 || in.size() != 32)
+    throw InvalidRequestError(std::string(name) + ": a CID whose digest is " + std::to_string(in.size()) +
+                              " bytes" + (length ? " (declared " + std::to_string(*length) + ")" : "") + expected);
+  return in;
+}
+
+filecoin::Domain Commitment(const std::string& bytes, const char* name, const CommitmentCid& cid) {
+  const std::string_view digest = CommitmentDigest(bytes, name, cid);
   filecoin::Domain d;
-  std::copy(bytes.begin(), bytes.end(), d.begin());
+  std::copy(digest.begin(), digest.end(), d.begin());
   if (!filecoin::IsCanonical(d)) {
     throw InvalidRequestError(std::string(name) + ": not a canonical BLS12-381 scalar (value >= the field modulus)");
   }
@@ -160,9 +211,9 @@ ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
   job->priority = ResolvePriority(r);
   job->shape = ShapeOf(r);
   const auto& shape = job->shape;
-  job->commitments.comm_r_old = Commitment(r.comm_r_old(), "comm_r_old");
-  job->commitments.comm_r_new = Commitment(r.comm_r_new(), "comm_r_new");
-  job->commitments.comm_d_new = Commitment(r.comm_d_new(), "comm_d_new");
+  job->commitments.comm_r_old = Commitment(r.comm_r_old(), "comm_r_old", kSealedCid);
+  job->commitments.comm_r_new = Commitment(r.comm_r_new(), "comm_r_new", kSealedCid);
+  job->commitments.comm_d_new = Commitment(r.comm_d_new(), "comm_d_new", kUnsealedCid);
   if (unsigned(r.vanilla_proofs_size()) != shape.partitions) {
     throw InvalidRequestError("vanilla_proofs: " + std::to_string(r.vanilla_proofs_size()) + " given, a " +
                               shape.Name() + " sector has " + std::to_string(shape.partitions) +

@@ -5,7 +5,10 @@
 // RegisteredUpdateProof: 0 2KiB, 1 8MiB, 2 512MiB, 3 32GiB, 4 64GiB), one
 // bincode PartitionProof per partition (length, structure and canonical
 // values via the engine's reader, consistency via MakeCircuitWitness), and
-// three 32-byte canonical commitments. Every failure is an
+// three canonical commitments, each 32 raw bytes (Curio today) or the CID
+// bytes earlier Curio versions sent (CIDv1: comm_r_* fil-commitment-sealed
+// 0xf102 + poseidon-bls12_381-a2-fc1 0xb401, comm_d_new fil-commitment-unsealed
+// 0xf101 + sha2-256-trunc254-padded 0x1012, 32-byte digest). Every failure is an
 // InvalidRequestError naming the field. GENERIC_R1CS: circuit_id (a
 // generic id, see SrsRegistry) and a witness of canonical 32-byte values,
 // ONE first; its length is checked against the circuit by Prover::Submit.
