@@ -175,8 +175,10 @@ RunnerCounts ProofRunner::Counts() const {
 }
 
 bool ProofRunner::Shutdown(std::chrono::steady_clock::time_point deadline) {
+  bool first;
   {
     absl::MutexLock lock(&mu_);
+    first = !stopping_;
     stopping_ = true;
   }
   // Not started: cancelled now; started: until the deadline, then cancelled.
@@ -184,7 +186,7 @@ bool ProofRunner::Shutdown(std::chrono::steady_clock::time_point deadline) {
   // delivered on the way out.
   const bool stopped = pipeline_->Shutdown(deadline);
   if (!stopped) spdlog::warn("shutdown: a pipeline thread is still inside an engine call");
-  LogGpuTransfers();
+  if (first) LogGpuTransfers();  // once (the destructor shuts down again)
   return stopped;
 }
 
