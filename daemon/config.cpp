@@ -4,12 +4,12 @@
 
 #include "prover/prover.hpp"
 
+#include <toml++/toml.h>
 #include <charconv>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace cuzk::daemon {
 namespace {
@@ -24,7 +24,8 @@ std::string Quote(std::string_view s) {
 }
 
 // Digits then a unit from `units` (name -> multiplier); no sign, no space, no fraction.
-std::optional<uint64_t> ParseWithUnit(std::string_view text, const std::vector<std::pair<std::string_view, uint64_t>>& units) {
+std::optional<uint64_t> ParseWithUnit(std::string_view text,
+                                      const std::vector<std::pair<std::string_view, uint64_t>>& units) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0) return std::nullopt;
@@ -93,7 +94,8 @@ Reader AlwaysTrue() {
   return [](const toml::node& n, const std::string& key) {
     if (!n.is_boolean()) Bad(key, n, "true or false");
     if (!n.as_boolean()->get())
-      throw ConfigError("config key " + key + " = false: the pipeline is this daemon's only proof path (remove the key)");
+      throw ConfigError("config key " + key +
+                        " = false: the pipeline is this daemon's only proof path (remove the key)");
   };
 }
 
@@ -263,14 +265,14 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   prover::RunnerOptions& r = o.runner;
   r.synthesis_threads = std::max(1u, c.pipeline.synthesis_concurrency);  // partitions synthesized at once
   r.engine_threads = c.synthesis.threads;                                // threads of one engine call
-  for (int64_t d : c.gpus.devices) r.gpu_devices.push_back(int(d));     // [] = all present
+  for (int64_t d : c.gpus.devices) r.gpu_devices.push_back(int(d));      // [] = all present
   r.workers_per_device = c.gpus.gpu_workers_per_device;
-  r.budget_bytes = c.memory.total_budget;                                // nullopt = auto
+  r.budget_bytes = c.memory.total_budget;  // nullopt = auto
   r.safety_margin = c.memory.safety_margin;
-  r.pacer_target = double(c.pipeline.max_gpu_queue_depth);              // 0 = the pacer's default (8)
-  r.max_run_ahead = c.pipeline.max_parallel_synthesis;                   // hard ceiling beside the pacer
-  r.pinned_limit = c.memory.pinned_limit;                                // page-locked a/b/c bytes at most
-  r.witness_only = c.pipeline.witness_only;                              // GPU workers: a/b/c on the GPU
+  r.pacer_target = double(c.pipeline.max_gpu_queue_depth);  // 0 = the pacer's default (8)
+  r.max_run_ahead = c.pipeline.max_parallel_synthesis;      // hard ceiling beside the pacer
+  r.pinned_limit = c.memory.pinned_limit;                   // page-locked a/b/c bytes at most
+  r.witness_only = c.pipeline.witness_only;                 // GPU workers: a/b/c on the GPU
   return o;
 }
 

@@ -37,22 +37,22 @@ class ConfigError : public std::runtime_error {
 struct Config {
   struct Daemon {
     std::string listen = "unix:///run/curio/cuzk.sock";  // unix://PATH or HOST:PORT
-    std::string status_listen;                          // HTTP /status + /metrics; "" = off
-    std::chrono::milliseconds shutdown_grace{30'000};   // SIGTERM: running jobs get this long
-    std::chrono::milliseconds job_retention{600'000};   // finished jobs kept for late AwaitProof
-    uint64_t max_message_bytes = 512ull << 20;          // gRPC send/receive limit (>= 256 MiB)
+    std::string status_listen;                           // HTTP /status + /metrics; "" = off
+    std::chrono::milliseconds shutdown_grace{30'000};    // SIGTERM: running jobs get this long
+    std::chrono::milliseconds job_retention{600'000};    // finished jobs kept for late AwaitProof
+    uint64_t max_message_bytes = 512ull << 20;           // gRPC send/receive limit (>= 256 MiB)
     // Threads for the synchronous RPCs (submit, status, cancel, preload);
     // AwaitProof and Prove wait on the callback API and hold none.
     uint32_t rpc_threads = 16;
   } daemon;
   struct Memory {
-    std::optional<uint64_t> total_budget;              // nullopt = "auto" (MemTotal - safety_margin)
+    std::optional<uint64_t> total_budget;  // nullopt = "auto" (MemTotal - safety_margin)
     uint64_t safety_margin = 5ull << 30;
     std::chrono::milliseconds eviction_min_idle{300'000};
-    uint64_t pinned_limit = 16ull << 30;               // pinned host buffer ceiling (reported)
+    uint64_t pinned_limit = 16ull << 30;  // pinned host buffer ceiling (reported)
   } memory;
   struct Gpus {
-    std::vector<int64_t> devices;                      // [] = all
+    std::vector<int64_t> devices;  // [] = all
     uint32_t gpu_workers_per_device = 2;
     uint32_t gpu_threads = 0;
   } gpus;
@@ -63,7 +63,7 @@ struct Config {
   struct Synthesis {
     uint32_t threads = 0;  // threads of one engine call (witness, a/b/c, MSM); 0 = all hardware threads
   } synthesis;
-  struct Pipeline {  // (`enabled` is accepted as true only: the pipeline is the one proof path)
+  struct Pipeline {                      // (`enabled` is accepted as true only: the pipeline is the one proof path)
     uint32_t synthesis_concurrency = 1;  // partitions synthesized at the same time (synthesis threads)
     uint32_t max_parallel_synthesis = 18;
     uint32_t max_gpu_queue_depth = 0;

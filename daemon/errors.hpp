@@ -25,8 +25,8 @@ class UnimplementedError : public std::runtime_error {
 // INVALID_ARGUMENT (InvalidRequestError, prover::InvalidJobError,
 // UnknownCircuitError), UNIMPLEMENTED, NOT_FOUND (JobNotFoundError),
 // ALREADY_EXISTS (DuplicateRequestError), FAILED_PRECONDITION
-// (SrsUnavailableError, SrsInUseError), UNAVAILABLE (prover::ShuttingDownError), RESOURCE_EXHAUSTED (memory::BudgetExceededError: a job
-// that can never fit the budget; std::bad_alloc), INTERNAL otherwise.
+// (SrsUnavailableError, SrsInUseError), UNAVAILABLE (prover::ShuttingDownError), RESOURCE_EXHAUSTED
+// (memory::BudgetExceededError: a job that can never fit the budget; std::bad_alloc), INTERNAL otherwise.
 grpc::Status ToGrpcStatus(std::exception_ptr error);
 // "INVALID_ARGUMENT" etc., for logs and metrics labels.
 const char* GrpcCodeName(grpc::StatusCode code);

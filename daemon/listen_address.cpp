@@ -50,7 +50,7 @@ void PrepareUnixSocketPath(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
-  struct stat st{};
+  struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return;  // nothing there
   if (!S_ISSOCK(st.st_mode)) throw std::runtime_error(path + " exists and is not a socket: not removing it");
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

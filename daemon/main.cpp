@@ -57,7 +57,8 @@ Config LoadAndOverride(const Args& a) {
   if (!a.log_format.empty()) c.logging.format = a.log_format;
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (std::find(std::begin(kLevels), std::end(kLevels), c.logging.level) == std::end(kLevels)) {
-    throw ConfigError("logging.level = \"" + c.logging.level + "\": expected trace, debug, info, warn, error, critical or off");
+    throw ConfigError("logging.level = \"" + c.logging.level +
+                      "\": expected trace, debug, info, warn, error, critical or off");
   }
   if (c.logging.format != "text" && c.logging.format != "json") {
     throw ConfigError("logging.format = \"" + c.logging.format + "\": expected \"text\" or \"json\"");
@@ -94,7 +95,8 @@ int Run(const Config& config) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(listen.GrpcTarget(), grpc::InsecureServerCredentials(), listen.is_unix ? nullptr : &bound_port);
+  builder.AddListeningPort(listen.GrpcTarget(), grpc::InsecureServerCredentials(),
+                           listen.is_unix ? nullptr : &bound_port);
   const int limit = int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
@@ -133,8 +135,7 @@ int Run(const Config& config) {
     const ListenAddress a = ParseListenAddress(config.daemon.status_listen, "daemon.status_listen");
     http = std::make_unique<HttpServer>(
         a, std::vector<HttpServer::Route>{
-               {"/status", "application/json",
-                [&core, &config] { return StatusJson(core, config.synthesis.threads); }},
+               {"/status", "application/json", [&core, &config] { return StatusJson(core, config.synthesis.threads); }},
                {"/metrics", "text/plain; version=0.0.4; charset=utf-8", [&core] { return core.MetricsText(); }}});
     status_where = a.is_unix ? a.path : (a.host.empty() ? "0.0.0.0" : a.host) + ":" + std::to_string(http->port());
   }

@@ -167,8 +167,7 @@ grpc::Status ProvingService::SubmitProof(grpc::ServerContext*, const v1::SubmitP
   });
 }
 
-grpc::ServerUnaryReactor* ProvingService::AwaitProof(grpc::CallbackServerContext* ctx,
-                                                     const v1::AwaitProofRequest* req,
+grpc::ServerUnaryReactor* ProvingService::AwaitProof(grpc::CallbackServerContext* ctx, const v1::AwaitProofRequest* req,
                                                      v1::AwaitProofResponse* resp) {
   return StartAwait("AwaitProof", ctx, req->job_id(), req->timeout_ms(), resp);
 }
@@ -196,8 +195,7 @@ grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelP
   });
 }
 
-grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*,
-                                       v1::GetStatusResponse* resp) {
+grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* resp) {
   return Guard("GetStatus", [&] {
     const scheduler::PipelineStatus pipeline = prover_->runner().PipelineStatus();
     for (const GpuInfo& g : prover_->Gpus()) {

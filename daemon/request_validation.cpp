@@ -7,10 +7,10 @@
 #include <string_view>
 
 #include "daemon/errors.hpp"
-#include "prover/srs_registry.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/filecoin/vanilla_proof_bincode.hpp"
+#include "prover/srs_registry.hpp"
 
 namespace cuzk::daemon {
 namespace {
@@ -24,7 +24,7 @@ using prover::SrsRegistry;
 filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
   // Filecoin's RegisteredUpdateProof (go-state-types abi), V1 variants.
   static const std::array<uint64_t, 5> kUpdateProofSectorBytes = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
-                                                                   64ull << 30};
+                                                                  64ull << 30};
   uint64_t bytes = r.sector_size();
   if (bytes == 0) {
     if (r.registered_proof() >= kUpdateProofSectorBytes.size()) {
@@ -50,7 +50,8 @@ struct CommitmentCid {
   uint64_t codec, multihash;
   const char* what;
 };
-constexpr CommitmentCid kSealedCid{0xf102, 0xb401, "fil-commitment-sealed (0xf102) with poseidon-bls12_381-a2-fc1 (0xb401)"};
+constexpr CommitmentCid kSealedCid{0xf102, 0xb401,
+                                   "fil-commitment-sealed (0xf102) with poseidon-bls12_381-a2-fc1 (0xb401)"};
 constexpr CommitmentCid kUnsealedCid{0xf101, 0x1012,
                                      "fil-commitment-unsealed (0xf101) with sha2-256-trunc254-padded (0x1012)"};
 
@@ -79,8 +80,8 @@ std::string_view CommitmentDigest(const std::string& bytes, const char* name, co
   std::string_view in = bytes;
   const std::optional<uint64_t> version = ReadVarint(in);
   if (!version || *version != 1)
-    throw InvalidRequestError(std::string(name) + ": " + std::to_string(bytes.size()) +
-                              " bytes that are not a CIDv1" + expected);
+    throw InvalidRequestError(std::string(name) + ": " + std::to_string(bytes.size()) + " bytes that are not a CIDv1" +
+                              expected);
   const std::optional<uint64_t> codec = ReadVarint(in);
   if (!codec || *codec != cid.codec)
     throw InvalidRequestError(std::string(name) + ": a CID with codec " + (codec ? Hex(*codec) : "(malformed)") +
@@ -91,8 +92,8 @@ std::string_view CommitmentDigest(const std::string& bytes, const char* name, co
                               expected);
   const std::optional<uint64_t> length = ReadVarint(in);
   if (!length || *length != 32 || in.size() != 32)
-    throw InvalidRequestError(std::string(name) + ": a CID whose digest is " + std::to_string(in.size()) +
-                              " bytes" + (length ? " (declared " + std::to_string(*length) + ")" : "") + expected);
+    throw InvalidRequestError(std::string(name) + ": a CID whose digest is " + std::to_string(in.size()) + " bytes" +
+                              (length ? " (declared " + std::to_string(*length) + ")" : "") + expected);
   return in;
 }
 
@@ -198,12 +199,9 @@ ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
     case cuzk::v1::WINNING_POST:
       throw UnimplementedError(std::string(cuzk::v1::ProofKind_Name(r.proof_kind())) +
                                " proofs are not implemented by this daemon yet (it proves SNAP_DEALS_UPDATE)");
-    case cuzk::v1::GENERIC_R1CS:
-      return ValidateGeneric(r);
-    case cuzk::v1::PROOF_KIND_UNSPECIFIED:
-      throw InvalidRequestError("proof_kind is not set (SNAP_DEALS_UPDATE = 2)");
-    default:
-      throw InvalidRequestError("proof_kind " + std::to_string(int(r.proof_kind())) + " is unknown");
+    case cuzk::v1::GENERIC_R1CS: return ValidateGeneric(r);
+    case cuzk::v1::PROOF_KIND_UNSPECIFIED: throw InvalidRequestError("proof_kind is not set (SNAP_DEALS_UPDATE = 2)");
+    default: throw InvalidRequestError("proof_kind " + std::to_string(int(r.proof_kind())) + " is unknown");
   }
   ValidatedRequest v;
   auto job = std::make_shared<ProofJob>();
@@ -228,8 +226,8 @@ ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
                                 " partition proof is " + std::to_string(expected));
     }
     try {
-      job->partitions.push_back(filecoin::ReadPartitionProof(
-          std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), shape));
+      job->partitions.push_back(
+          filecoin::ReadPartitionProof(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), shape));
       // The structural checks upstream asserts on (path shapes, one partition path per proof).
       snapdeals::MakeCircuitWitness(shape, k, job->commitments, job->partitions.back());
     } catch (const filecoin::BincodeError& e) {

@@ -26,8 +26,8 @@ namespace cuzk::daemon {
 
 struct ValidatedRequest {
   std::shared_ptr<prover::ProofJob> job;  // without id and params
-  std::string circuit_id;         // the parameter set it needs ("snap-2k")
-  std::string digest;             // SHA-256 of the request without request_id (idempotency check)
+  std::string circuit_id;                 // the parameter set it needs ("snap-2k")
+  std::string digest;                     // SHA-256 of the request without request_id (idempotency check)
 };
 
 ValidatedRequest ValidateSubmit(const cuzk::v1::SubmitProofRequest& request);

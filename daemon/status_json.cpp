@@ -46,17 +46,23 @@ std::string StatusJson(const Prover& prover, unsigned engine_threads) {
   }
   json gpus = json::array();
   for (const GpuInfo& g : prover.Gpus()) {
-    gpus.push_back({{"ordinal", g.ordinal}, {"name", g.name}, {"vram_total_bytes", g.vram_total_bytes},
+    gpus.push_back({{"ordinal", g.ordinal},
+                    {"name", g.name},
+                    {"vram_total_bytes", g.vram_total_bytes},
                     {"vram_free_bytes", g.vram_free_bytes}});
   }
   json srs = json::array();
   for (const SrsInfo& s : prover.srs().List()) {
     static const char* kTiers[] = {"hot", "warm", "cold"};
-    srs.push_back({{"circuit_id", s.circuit_id}, {"tier", kTiers[int(s.tier)]}, {"size_bytes", s.size_bytes},
-                   {"ref_count", s.ref_count}, {"params_path", s.params_path}});
+    srs.push_back({{"circuit_id", s.circuit_id},
+                   {"tier", kTiers[int(s.tier)]},
+                   {"size_bytes", s.size_bytes},
+                   {"ref_count", s.ref_count},
+                   {"params_path", s.params_path}});
   }
   json queues = json::object();
-  for (const auto& [kind, c] : rc.by_kind) queues[JobKindName(kind)] = {{"pending", c.pending}, {"in_progress", c.in_progress}};
+  for (const auto& [kind, c] : rc.by_kind)
+    queues[JobKindName(kind)] = {{"pending", c.pending}, {"in_progress", c.in_progress}};
   json doc = {
       {"uptime_seconds", prover.UptimeSeconds()},
       {"shutting_down", prover.shutting_down()},

@@ -147,9 +147,7 @@ class Budget {
   void ReleaseBytes(uint64_t n) ABSL_LOCKS_EXCLUDED(mu_);
   // keeps waiters_ sorted: priority desc, seq asc
   WaiterList::iterator InsertWaiter(Waiter w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool IsHead(WaiterList::const_iterator it) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return it == waiters_.begin();
-  }
+  bool IsHead(WaiterList::const_iterator it) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return it == waiters_.begin(); }
   Reservation GrantLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Asks the evictors for `needed` bytes; mu_ is released during the calls.
   void RunEvictorsLocked(uint64_t needed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -88,7 +88,8 @@ void ForgetLocked(PinnedPoolCore& core, const PinnedBlock& b) ABSL_EXCLUSIVE_LOC
   if (b.page_locked) core.stats.page_locked_bytes -= b.capacity;
 }
 
-std::optional<PinnedBlock> TakeBestFitLocked(PinnedPoolCore& core, size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(core.mu) {
+std::optional<PinnedBlock> TakeBestFitLocked(PinnedPoolCore& core, size_t bytes)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(core.mu) {
   auto it = core.idle.lower_bound(bytes);
   if (it == core.idle.end()) return std::nullopt;
   PinnedBlock b = std::move(it->second);

@@ -25,9 +25,9 @@
 namespace cuzk::memory {
 
 struct PinnedPoolOptions {
-  size_t alignment = 4096;       // capacity is rounded up to this; also the address alignment
+  size_t alignment = 4096;                 // capacity is rounded up to this; also the address alignment
   uint64_t max_idle_bytes = ~uint64_t(0);  // buffers given back beyond this are freed at once
-  bool try_page_lock = true;     // false: plain memory even with CUDA (tests, CPU-only daemons)
+  bool try_page_lock = true;               // false: plain memory even with CUDA (tests, CPU-only daemons)
   // Page-locked bytes the pool holds at most (idle and leased). A buffer
   // that would pass it is plain aligned memory instead (page_locked() false,
   // copies at pageable speed) and is freed when given back rather than kept,
@@ -44,7 +44,7 @@ struct PinnedPoolStats {
   uint64_t idle_buffers = 0, leased_buffers = 0;
   uint64_t allocations = 0, reuses = 0, frees = 0;
   uint64_t page_locked_allocations = 0;
-  uint64_t page_locked_bytes = 0;      // capacities of the page-locked buffers held now (idle + leased)
+  uint64_t page_locked_bytes = 0;         // capacities of the page-locked buffers held now (idle + leased)
   uint64_t over_ceiling_allocations = 0;  // plain buffers made because of max_page_locked_bytes
 };
 
@@ -55,7 +55,7 @@ struct PinnedBlock {
   size_t capacity = 0;
   bool page_locked = false;
   bool over_ceiling = false;  // plain only because of max_page_locked_bytes: freed when given back
-  Reservation charge;  // exactly capacity bytes
+  Reservation charge;         // exactly capacity bytes
 };
 }  // namespace internal
 
@@ -70,7 +70,9 @@ class PinnedBuffer {
 
   void* data() const { return block_.ptr; }
   template <typename T>
-  T* as() const { return static_cast<T*>(block_.ptr); }
+  T* as() const {
+    return static_cast<T*>(block_.ptr);
+  }
   size_t size() const { return size_; }
   size_t capacity() const { return block_.capacity; }
   bool page_locked() const { return block_.page_locked; }

@@ -28,7 +28,9 @@ double MsSince(JobTracker::Clock::time_point t0) {
 }
 
 // absl's clock is the system clock; the tracker's deadlines are steady.
-absl::Time AbslDeadline(JobTracker::Clock::time_point t) { return absl::Now() + absl::FromChrono(t - JobTracker::Clock::now()); }
+absl::Time AbslDeadline(JobTracker::Clock::time_point t) {
+  return absl::Now() + absl::FromChrono(t - JobTracker::Clock::now());
+}
 
 }  // namespace
 
@@ -47,8 +49,7 @@ JobTracker::~JobTracker() {
 std::shared_ptr<JobTracker::Record> JobTracker::FindLocked(const std::string& job_id) const {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end())
-    throw JobNotFoundError("unknown job_id \"" + job_id +
-                           "\" (never submitted, or pruned after daemon.job_retention)");
+    throw JobNotFoundError("unknown job_id \"" + job_id + "\" (never submitted, or pruned after daemon.job_retention)");
   return it->second;
 }
 
@@ -195,7 +196,8 @@ void JobTracker::TimerLoop() {
     while (!expiries_.empty() && expiries_.begin()->first <= now) {
       auto it = jobs_.find(expiries_.begin()->second);
       expiries_.erase(expiries_.begin());
-      if (it == jobs_.end() || !IsFinal(it->second->state) || it->second->stopping) continue;  // rescheduled when let go
+      if (it == jobs_.end() || !IsFinal(it->second->state) || it->second->stopping)
+        continue;  // rescheduled when let go
       if (!it->second->request_id.empty()) request_ids_.erase(it->second->request_id);
       pruned.push_back(std::move(it->second));
       jobs_.erase(it);

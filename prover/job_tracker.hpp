@@ -159,7 +159,7 @@ class JobTracker final : public JobObserver {
   std::map<std::string, std::shared_ptr<Record>> jobs_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> request_ids_ ABSL_GUARDED_BY(mu_);  // request_id -> job id
   std::map<uint64_t, Waiter> waiters_ ABSL_GUARDED_BY(mu_);
-  std::multimap<Clock::time_point, uint64_t> deadlines_ ABSL_GUARDED_BY(mu_);   // waiters with one
+  std::multimap<Clock::time_point, uint64_t> deadlines_ ABSL_GUARDED_BY(mu_);    // waiters with one
   std::multimap<Clock::time_point, std::string> expiries_ ABSL_GUARDED_BY(mu_);  // ended jobs: prune then
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_waiter_ ABSL_GUARDED_BY(mu_) = 1;

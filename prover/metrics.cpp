@@ -119,7 +119,8 @@ std::string Metrics::Render(const MetricsGauges& g) const {
   Family(out, "cuzk_requests_deduplicated_total", "counter", "SubmitProof calls answered with an existing job.");
   Sample(out, "cuzk_requests_deduplicated_total", "", double(deduplicated_));
   Family(out, "cuzk_requests_rejected_total", "counter", "Requests refused before queueing, by gRPC code.");
-  for (const auto& [code, n] : rejected_) Sample(out, "cuzk_requests_rejected_total", "code=\"" + code + "\"", double(n));
+  for (const auto& [code, n] : rejected_)
+    Sample(out, "cuzk_requests_rejected_total", "code=\"" + code + "\"", double(n));
   Family(out, "cuzk_proof_duration_seconds", "summary", "Submit-to-finish time of completed proofs.");
   for (const auto& [kind, k] : kinds) {
     Sample(out, "cuzk_proof_duration_seconds_sum", KindLabel(kind), k.duration_sum);
@@ -130,10 +131,12 @@ std::string Metrics::Render(const MetricsGauges& g) const {
     const char* help;
     Histogram PerKind::*member;
   };
-  const H hs[] = {{"cuzk_queue_wait_seconds", "Submit to first partition started, completed proofs.", &PerKind::queue_wait},
-                  {"cuzk_synthesis_seconds", "Witness and a/b/c time per proof (partitions summed).", &PerKind::synthesis},
-                  {"cuzk_gpu_seconds", "GPU start (NTT, MSM; the CPU backend without a GPU) per proof, partitions summed.", &PerKind::gpu},
-                  {"cuzk_total_seconds", "Submit to result per proof.", &PerKind::total}};
+  const H hs[] = {
+      {"cuzk_queue_wait_seconds", "Submit to first partition started, completed proofs.", &PerKind::queue_wait},
+      {"cuzk_synthesis_seconds", "Witness and a/b/c time per proof (partitions summed).", &PerKind::synthesis},
+      {"cuzk_gpu_seconds", "GPU start (NTT, MSM; the CPU backend without a GPU) per proof, partitions summed.",
+       &PerKind::gpu},
+      {"cuzk_total_seconds", "Submit to result per proof.", &PerKind::total}};
   for (const H& h : hs) {
     Family(out, h.name, "histogram", h.help);
     for (const auto& [kind, k] : kinds) (k.*h.member).Render(out, h.name, KindLabel(kind));

@@ -25,7 +25,8 @@ namespace cuzk::prover {
 // partition: ~1-2 s; a CPU 32 GiB sector: hours).
 class Histogram {
  public:
-  static constexpr std::array<double, 14> kBounds = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200};
+  static constexpr std::array<double, 14> kBounds = {0.01, 0.05, 0.1, 0.25, 0.5, 1,    2.5,
+                                                     5,    10,   30,  60,   300, 1800, 7200};
   void Observe(double seconds);
   // `name` without suffix; `labels` like proof_kind="X" (may be empty).
   void Render(std::string& out, const std::string& name, const std::string& labels) const;

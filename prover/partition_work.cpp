@@ -54,11 +54,9 @@ groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const 
     snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
     z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = threads});
   }
-  return groth16::PrepareProverInput(params.pk, params.circuit, std::move(z),
-                                     {.threads = threads,
-                                      .abc_memory = abc_memory,
-                                      .witness_only = witness_only,
-                                      .compact_witness = witness_only});
+  return groth16::PrepareProverInput(
+      params.pk, params.circuit, std::move(z),
+      {.threads = threads, .abc_memory = abc_memory, .witness_only = witness_only, .compact_witness = witness_only});
 }
 
 // The public inputs (without ONE) partition k's proof is verified against.
@@ -84,8 +82,7 @@ struct Pending final : scheduler::StageData {
 SynthesisForm FormFor(const ProofJob& job, SynthesisForm preferred) {
   if (preferred == SynthesisForm::kAbcVectors) return preferred;
   // snarkjs keys take their H on the host, from a/b/c vectors.
-  if (job.kind == JobKind::kGenericR1cs &&
-      job.params.Get(nullptr)->pk.h_form == groth16::HQueryForm::kSnarkjsOddCoset)
+  if (job.kind == JobKind::kGenericR1cs && job.params.Get(nullptr)->pk.h_form == groth16::HQueryForm::kSnarkjsOddCoset)
     return SynthesisForm::kAbcVectors;
   return preferred;
 }
@@ -132,7 +129,8 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   out->params = job_->params.Get(&ctx.input_wait_ms);
   ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
   groth16::ProveOptions::AbcMemoryFn abc_memory;
-  if (form_ == SynthesisForm::kAbcPinned) abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
+  if (form_ == SynthesisForm::kAbcPinned)
+    abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
   out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory,
                                    form_ == SynthesisForm::kWitness);
   return out;

@@ -73,8 +73,8 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
     // burst can cause (PinnedPoolOptions::max_page_locked_bytes); beyond it
     // a/b/c buffers are plain memory, freed after use.
     pinned_.emplace(*budget_, memory::PinnedPoolOptions{.max_idle_bytes = options.pinned_limit,
-                                                       .try_page_lock = !devices_.empty(),
-                                                       .max_page_locked_bytes = options.pinned_limit});
+                                                        .try_page_lock = !devices_.empty(),
+                                                        .max_page_locked_bytes = options.pinned_limit});
     if (!devices_.empty() && !memory::PinnedPool::PageLockingAvailable())
       spdlog::warn("proof runner: page-locked host memory is not available; a/b/c buffers are pageable");
   }
@@ -198,12 +198,13 @@ void ProofRunner::LogGpuTransfers() const {
     const cuda::CudaBackendStats t = cuda_backend->Stats();
     if (t.proofs == 0) continue;
     auto rate = [](uint64_t bytes, double ms) { return ms > 0 ? double(bytes) / ms / 1e6 : 0.0; };
-    spdlog::info("GPU {}: {} partition(s), ProveStart {:.1f} ms each; a/b/c H2D {:.2f} GB ({:.0f}% from pinned "
-                 "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB ({:.0f}% pinned) at {:.1f} GB/s",
-                 device, t.proofs, t.prove_start_ms / double(t.proofs), double(t.abc_bytes) / 1e9,
-                 t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0,
-                 rate(t.abc_bytes, t.abc_ms), double(t.z_bytes) / 1e9,
-                 t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0, rate(t.z_bytes, t.z_ms));
+    spdlog::info(
+        "GPU {}: {} partition(s), ProveStart {:.1f} ms each; a/b/c H2D {:.2f} GB ({:.0f}% from pinned "
+        "memory) at {:.1f} GB/s per copy; z H2D {:.2f} GB ({:.0f}% pinned) at {:.1f} GB/s",
+        device, t.proofs, t.prove_start_ms / double(t.proofs), double(t.abc_bytes) / 1e9,
+        t.abc_bytes ? 100.0 * double(t.abc_pinned_bytes) / double(t.abc_bytes) : 0.0, rate(t.abc_bytes, t.abc_ms),
+        double(t.z_bytes) / 1e9, t.z_bytes ? 100.0 * double(t.z_pinned_bytes) / double(t.z_bytes) : 0.0,
+        rate(t.z_bytes, t.z_ms));
     spdlog::info("GPU {}: key bases resident {:.2f} GB; {} MSM(s) streamed their bases from host memory ({:.2f} GB)",
                  device, double(t.resident_base_bytes) / 1e9, t.streamed_msms, double(t.streamed_base_bytes) / 1e9);
   }

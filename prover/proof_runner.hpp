@@ -48,12 +48,12 @@ namespace cuzk::prover {
 
 // Options, free of the config format (daemon/config.cpp says which key sets which).
 struct RunnerOptions {
-  unsigned synthesis_threads = 1;      // partitions synthesized at the same time (>= 1)
-  unsigned engine_threads = 0;         // threads of each engine call (witness, a/b/c, CPU NTT/MSM); 0 = all
-  std::vector<int> gpu_devices = {};   // CUDA ordinals; empty: every device present (CUDA build)
-  bool cpu_workers = false;            // true: CPU-backend workers even with GPUs present
-  unsigned workers_per_device = 2;     // GPU workers per device
-  unsigned cpu_backend_workers = 1;    // workers when there is no GPU (each engine call already uses engine_threads)
+  unsigned synthesis_threads = 1;     // partitions synthesized at the same time (>= 1)
+  unsigned engine_threads = 0;        // threads of each engine call (witness, a/b/c, CPU NTT/MSM); 0 = all
+  std::vector<int> gpu_devices = {};  // CUDA ordinals; empty: every device present (CUDA build)
+  bool cpu_workers = false;           // true: CPU-backend workers even with GPUs present
+  unsigned workers_per_device = 2;    // GPU workers per device
+  unsigned cpu_backend_workers = 1;   // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the
   // parameter sets to it); must outlive the runner. nullptr: the runner makes
@@ -63,8 +63,8 @@ struct RunnerOptions {
   // partition plus its parameter set exceed it is refused at once.
   bool parameters_in_budget = false;
   uint64_t safety_margin = 5ull << 30;
-  double pacer_target = 0;             // partitions waiting for a GPU worker; 0 = scheduler default (8)
-  unsigned max_run_ahead = 0;          // most partitions synthesizing or queued for a GPU; 0 = no ceiling
+  double pacer_target = 0;     // partitions waiting for a GPU worker; 0 = scheduler default (8)
+  unsigned max_run_ahead = 0;  // most partitions synthesizing or queued for a GPU; 0 = no ceiling
   unsigned finalizer_threads = 1;
   // GPU workers: a/b/c are written into page-locked buffers of a PinnedPool
   // charged to the budget and reused across partitions. At most
@@ -157,15 +157,15 @@ class ProofRunner final : public JobCanceller {
   const RunnerOptions options_;
   JobObserver* const observer_;
   const std::vector<int> devices_;
-  groth16::CpuBackend cpu_backend_;  // stateless: shared by the CPU-backend workers
+  groth16::CpuBackend cpu_backend_;                                // stateless: shared by the CPU-backend workers
   std::map<int, std::unique_ptr<groth16::Backend>> gpu_backends_;  // one per device, created once
-  std::unique_ptr<memory::Budget> owned_budget_;  // when the options bring none
-  memory::Budget* const budget_;                  // outlives the pipeline (declared before it)
-  std::optional<memory::PinnedPool> pinned_;      // GPU workers' a/b/c buffers; outlives the pipeline
+  std::unique_ptr<memory::Budget> owned_budget_;                   // when the options bring none
+  memory::Budget* const budget_;                                   // outlives the pipeline (declared before it)
+  std::optional<memory::PinnedPool> pinned_;                       // GPU workers' a/b/c buffers; outlives the pipeline
   SynthesisForm preferred_form_ = SynthesisForm::kAbcVectors;
 
   mutable absl::Mutex mu_;
-  std::map<uint64_t, Record> records_ ABSL_GUARDED_BY(mu_);  // by key: enqueued and not yet released
+  std::map<uint64_t, Record> records_ ABSL_GUARDED_BY(mu_);    // by key: enqueued and not yet released
   std::map<std::string, uint64_t> keys_ ABSL_GUARDED_BY(mu_);  // job id -> key, while queued
   uint64_t next_key_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

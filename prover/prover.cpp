@@ -85,9 +85,7 @@ uint64_t Prover::PinnedBytes() const {
   return s.has_pinned_pool ? s.pinned.idle_bytes + s.pinned.leased_bytes : 0;
 }
 
-uint32_t Prover::GpuWorkers() const {
-  return uint32_t(runner_.devices().size()) * options_.runner.workers_per_device;
-}
+uint32_t Prover::GpuWorkers() const { return uint32_t(runner_.devices().size()) * options_.runner.workers_per_device; }
 
 std::string Prover::MetricsText() const {
   MetricsGauges g;

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <future>
 
+#include "absl/synchronization/mutex.h"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/groth16/params_io.hpp"
-#include "absl/synchronization/mutex.h"
 
 namespace cuzk::prover {
 
@@ -26,7 +26,8 @@ struct SrsRegistry::Entry {
   absl::Mutex mu;       // brief
   std::shared_ptr<const LoadedParams> loaded ABSL_GUARDED_BY(mu);
   memory::Reservation charge ABSL_GUARDED_BY(mu);  // its bytes in the budget (AttachBudget), while loaded
-  std::chrono::steady_clock::time_point idle_since ABSL_GUARDED_BY(mu) = std::chrono::steady_clock::now();  // refs last fell to 0
+  std::chrono::steady_clock::time_point idle_since ABSL_GUARDED_BY(mu) =
+      std::chrono::steady_clock::now();                 // refs last fell to 0
   std::optional<CircuitDims> dims ABSL_GUARDED_BY(mu);  // known once counted or loaded
   void Unref() {
     if (refs.fetch_sub(1) == 1) {
@@ -191,13 +192,13 @@ std::shared_ptr<SrsRegistry::Entry> SrsRegistry::EntryFor(const std::string& cir
 SrsRegistry::Lease SrsRegistry::Acquire(const std::string& circuit_id) {
   auto entry = EntryFor(circuit_id);
   if (!entry->Loaded() && entry->generic && (!fs::exists(entry->params_path) || !fs::exists(entry->vk_path))) {
-    throw SrsUnavailableError("generic circuit " + circuit_id + " not found: needs " + entry->vk_path + " (circom) and " +
-                              entry->params_path + " (snarkjs Groth16 zkey) in srs.param_cache");
+    throw SrsUnavailableError("generic circuit " + circuit_id + " not found: needs " + entry->vk_path +
+                              " (circom) and " + entry->params_path + " (snarkjs Groth16 zkey) in srs.param_cache");
   }
   if (!entry->Loaded() && !fs::exists(entry->params_path)) {
     throw SrsUnavailableError("parameters for " + circuit_id + " not found: " + entry->params_path +
-                              " (srs.param_cache; `cuzk-cli snap setup --sector-size " +
-                              entry->shape.Name() + " --param-cache DIR` writes local ones)");
+                              " (srs.param_cache; `cuzk-cli snap setup --sector-size " + entry->shape.Name() +
+                              " --param-cache DIR` writes local ones)");
   }
   return Lease(this, std::move(entry));
 }
@@ -352,8 +353,7 @@ SrsRegistry::Lease::Lease(SrsRegistry* registry, std::shared_ptr<Entry> entry)
     : registry_(registry), entry_(std::move(entry)) {
   entry_->refs.fetch_add(1);
 }
-SrsRegistry::Lease::Lease(Lease&& other) noexcept
-    : registry_(other.registry_), entry_(std::move(other.entry_)) {
+SrsRegistry::Lease::Lease(Lease&& other) noexcept : registry_(other.registry_), entry_(std::move(other.entry_)) {
   other.registry_ = nullptr;
 }
 SrsRegistry::Lease& SrsRegistry::Lease::operator=(Lease&& other) noexcept {

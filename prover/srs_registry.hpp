@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "engine/filecoin/sector_shape.hpp"
 #include "engine/groth16/types.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "memory/budget.hpp"
 
 namespace cuzk::prover {
@@ -53,8 +53,8 @@ class UnknownCircuitError : public std::invalid_argument {
 };
 
 struct LoadedParams {
-  bool generic = false;          // a GENERIC_R1CS circuit (r1cs + zkey), else SnapDeals
-  filecoin::SectorShape shape;   // SnapDeals only
+  bool generic = false;         // a GENERIC_R1CS circuit (r1cs + zkey), else SnapDeals
+  filecoin::SectorShape shape;  // SnapDeals only
   r1cs::CompiledCircuit circuit;
   groth16::ProvingKey pk;
   groth16::PreparedVerifyingKey pvk;

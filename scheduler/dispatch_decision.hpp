@@ -52,13 +52,13 @@ PacerVerdict AskPacer(DispatchPacer& pacer, double now_s);
 
 struct DispatchState {
   bool queue_empty = true;
-  uint64_t free_synthesis = 0;   // synthesis threads neither busy nor promised to a dispatched partition
-  uint64_t in_synthesis = 0;     // dispatched and not yet synthesized
-  uint64_t gpu_queue = 0;        // synthesized, waiting for a GPU worker
-  uint64_t max_run_ahead = 0;    // 0: no ceiling beyond the budget
-  PartitionBytes head = {};      // the head partition's bytes
-  bool pinned_pool = false;      // the pipeline has a PinnedPool whose idle buffers may cover a/b/c
-  std::optional<PacerVerdict> pacer = {};  // filled in when a decision says kAskPacer
+  uint64_t free_synthesis = 0;              // synthesis threads neither busy nor promised to a dispatched partition
+  uint64_t in_synthesis = 0;                // dispatched and not yet synthesized
+  uint64_t gpu_queue = 0;                   // synthesized, waiting for a GPU worker
+  uint64_t max_run_ahead = 0;               // 0: no ceiling beyond the budget
+  PartitionBytes head = {};                 // the head partition's bytes
+  bool pinned_pool = false;                 // the pipeline has a PinnedPool whose idle buffers may cover a/b/c
+  std::optional<PacerVerdict> pacer = {};   // filled in when a decision says kAskPacer
   std::optional<bool> budget_granted = {};  // filled in when a decision says kAcquireBudget
 };
 

@@ -59,8 +59,7 @@ void DispatchPacer::Advance(double now_s) {
 double DispatchPacer::PredictedNow() const {
   if (!config_.predict_synthesis) return double(waiting_);
   double p = double(waiting_) + double(synthesizing_);
-  if (calibrated_ && synth_measured_ && gpu_time_s_ > 0)
-    p -= synth_time_s_ / (gpu_time_s_ / double(gpu_workers_));
+  if (calibrated_ && synth_measured_ && gpu_time_s_ > 0) p -= synth_time_s_ / (gpu_time_s_ / double(gpu_workers_));
   return p;
 }
 
@@ -88,8 +87,8 @@ void DispatchPacer::SetQueues(double now_s, uint64_t waiting, uint64_t synthesiz
 void DispatchPacer::OnSynthDone(double now_s, double seconds) {
   Advance(now_s);
   if (!(seconds >= 0) || !std::isfinite(seconds)) return;
-  synth_time_s_ = synth_measured_ ? config_.synth_time_alpha * seconds + (1 - config_.synth_time_alpha) * synth_time_s_
-                                  : seconds;
+  synth_time_s_ =
+      synth_measured_ ? config_.synth_time_alpha * seconds + (1 - config_.synth_time_alpha) * synth_time_s_ : seconds;
   synth_measured_ = true;
 }
 
@@ -164,8 +163,8 @@ void DispatchPacer::OnGpuComplete(double now_s, double gpu_seconds) {
   Advance(now_s);
   ++completions_;
   if (gpu_seconds >= 0 && std::isfinite(gpu_seconds)) {
-    gpu_time_s_ = calibrated_ ? config_.gpu_time_alpha * gpu_seconds + (1 - config_.gpu_time_alpha) * gpu_time_s_
-                              : gpu_seconds;
+    gpu_time_s_ =
+        calibrated_ ? config_.gpu_time_alpha * gpu_seconds + (1 - config_.gpu_time_alpha) * gpu_time_s_ : gpu_seconds;
     calibrated_ = true;
   }
   if (bootstrap_ && bootstrap_sent_ >= bootstrap_count_) {
@@ -204,12 +203,13 @@ PacerState DispatchPacer::State(double now_s) {
 
 std::string FormatPacerStatus(const PacerState& s) {
   char buf[384];
-  std::snprintf(buf, sizeof buf,
-                "PACER,total=%llu,in_flight=%llu,waiting=%llu,ema_waiting=%.2f,gpu_proc_ms=%.0f,gpu_eff_ms=%.0f,"
-                "ema_synth_ms=%.0f,predicted=%.2f,interval_ms=%.0f,integral=%.3f,rate_mult=%.3f,bootstrap=%d,rebootstraps=%llu",
-                (unsigned long long)s.dispatched, (unsigned long long)s.in_flight, (unsigned long long)s.waiting,
-                s.ema_waiting, s.gpu_time_s * 1e3, s.gpu_eff_s * 1e3, s.synth_time_s * 1e3, s.predicted, s.interval_s * 1e3, s.integral, s.rate_mult,
-                s.bootstrap ? 1 : 0, (unsigned long long)s.rebootstraps);
+  std::snprintf(
+      buf, sizeof buf,
+      "PACER,total=%llu,in_flight=%llu,waiting=%llu,ema_waiting=%.2f,gpu_proc_ms=%.0f,gpu_eff_ms=%.0f,"
+      "ema_synth_ms=%.0f,predicted=%.2f,interval_ms=%.0f,integral=%.3f,rate_mult=%.3f,bootstrap=%d,rebootstraps=%llu",
+      (unsigned long long)s.dispatched, (unsigned long long)s.in_flight, (unsigned long long)s.waiting, s.ema_waiting,
+      s.gpu_time_s * 1e3, s.gpu_eff_s * 1e3, s.synth_time_s * 1e3, s.predicted, s.interval_s * 1e3, s.integral,
+      s.rate_mult, s.bootstrap ? 1 : 0, (unsigned long long)s.rebootstraps);
   return buf;
 }
 

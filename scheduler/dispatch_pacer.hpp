@@ -42,22 +42,22 @@
 namespace cuzk::scheduler {
 
 struct PacerConfig {
-  double target = 8;               // partitions waiting in the GPU queue
+  double target = 8;  // partitions waiting in the GPU queue
   double kp = 0.5;
-  double ki = 0.05;                // per second of normalised error
-  double integral_min = -0.5;      // seconds x normalised error
+  double ki = 0.05;            // per second of normalised error
+  double integral_min = -0.5;  // seconds x normalised error
   double integral_max = 2.0;
   double rate_mult_min = 0.3;
   double rate_mult_max = 3.0;
   double interval_min_s = 0.05;
   double interval_max_s = 60;
-  double gpu_time_alpha = 0.2;     // EMA weight of a new GPU time measurement
-  double waiting_tau_s = 5;        // time constant of ema_waiting
+  double gpu_time_alpha = 0.2;  // EMA weight of a new GPU time measurement
+  double waiting_tau_s = 5;     // time constant of ema_waiting
   double bootstrap_spacing_s = 0.1;
-  double initial_gpu_time_s = 0;   // > 0: a known GPU time per partition; bootstrap need not wait for a measurement
-  bool fill_when_starved = true;   // see above; false = pure PI pacing (cuzk's behaviour, for comparison)
-  bool predict_synthesis = true;   // control the predicted queue (above); false = the queue now (cuzk)
-  double synth_time_alpha = 0.2;   // EMA weight of a new synthesis time measurement
+  double initial_gpu_time_s = 0;  // > 0: a known GPU time per partition; bootstrap need not wait for a measurement
+  bool fill_when_starved = true;  // see above; false = pure PI pacing (cuzk's behaviour, for comparison)
+  bool predict_synthesis = true;  // control the predicted queue (above); false = the queue now (cuzk)
+  double synth_time_alpha = 0.2;  // EMA weight of a new synthesis time measurement
 
   // std::invalid_argument naming the first bad field.
   void Validate() const;
@@ -73,13 +73,13 @@ struct PacerState {
   uint64_t waiting = 0;      // GPU queue depth now
   uint64_t synthesizing = 0;
   double ema_waiting = 0;
-  double predicted = 0;      // EMA of the predicted queue (the controlled value)
-  double synth_time_s = 0;   // EMA of synthesis time per partition
+  double predicted = 0;     // EMA of the predicted queue (the controlled value)
+  double synth_time_s = 0;  // EMA of synthesis time per partition
   double integral = 0;
   double rate_mult = 1;
   double interval_s = 0;
-  double gpu_time_s = 0;     // EMA of GPU time per partition
-  double gpu_eff_s = 0;      // ... divided by the GPU worker count
+  double gpu_time_s = 0;  // EMA of GPU time per partition
+  double gpu_eff_s = 0;   // ... divided by the GPU worker count
   double next_deadline_s = 0;
 };
 

@@ -39,7 +39,17 @@ class CancelToken {
 };
 
 // Where one partition is. Names (PartitionStageName) are what /status shows.
-enum class PartitionStage { kPending, kDispatched, kSynthesizing, kGpuQueued, kGpu, kFinalizing, kDone, kFailed, kSkipped };
+enum class PartitionStage {
+  kPending,
+  kDispatched,
+  kSynthesizing,
+  kGpuQueued,
+  kGpu,
+  kFinalizing,
+  kDone,
+  kFailed,
+  kSkipped
+};
 std::string_view PartitionStageName(PartitionStage s);
 inline bool IsTerminal(PartitionStage s) {
   return s == PartitionStage::kDone || s == PartitionStage::kFailed || s == PartitionStage::kSkipped;

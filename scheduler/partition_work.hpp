@@ -57,8 +57,8 @@ struct PartitionContext {
   uint32_t partitions = 0;
   Priority priority = Priority::kNormal;
   CancelToken cancel;
-  int device = -1;         // GPU stage: the worker's device ordinal (-1: a CPU-backend worker)
-  unsigned worker = 0;     // GPU stage: the worker's index over all devices
+  int device = -1;      // GPU stage: the worker's device ordinal (-1: a CPU-backend worker)
+  unsigned worker = 0;  // GPU stage: the worker's index over all devices
   // Set by a stage: milliseconds it spent waiting for inputs shared with
   // other jobs (the parameters loading). Reported as srs_load_ms and left
   // out of the stage's own time.

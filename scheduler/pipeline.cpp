@@ -38,7 +38,7 @@ void Pipeline::Impl::Flush(Deferred& d) {
     for (auto& job : d.holds) DropHoldLocked(*job, d);
   }
   d.holds.clear();
-  d.works.clear();    // released jobs' work
+  d.works.clear();  // released jobs' work
   // Queued only now, after everything above is gone (another thread may be
   // draining): whoever hears on_released sees none of the job's bytes held.
   for (auto& fn : d.released) Notify(std::move(fn));
@@ -112,7 +112,8 @@ void Pipeline::Impl::FailJobLocked(ActiveJob& job, JobOutcome outcome, const std
   job.cancel.Cancel();
   (outcome == JobOutcome::kCancelled ? cancelled : failed)++;
   // Never dispatched: nothing to tell the pacer.
-  for (auto& [key, unused] : synthesis_queue.RemoveJob(job.seq)) SetStageLocked(job, key.partition, PartitionStage::kSkipped);
+  for (auto& [key, unused] : synthesis_queue.RemoveJob(job.seq))
+    SetStageLocked(job, key.partition, PartitionStage::kSkipped);
   // Dispatched and synthesized, but will never reach a GPU: completions for the pacer.
   auto queued = gpu_queue.RemoveJob(job.seq);
   if (!queued.empty()) pacer.OnRetired(NowS(), queued.size());
@@ -324,7 +325,8 @@ bool Pipeline::Shutdown(SteadyClock::time_point drain_until) {
     if (!job->started) waiting.push_back(job);
   for (auto& job : waiting) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);
   // Started: until the deadline, then cancelled.
-  while (!m.jobs.empty() && SteadyClock::now() < drain_until) m.jobs_cv.WaitWithDeadline(&m.mu, AbslDeadline(drain_until));
+  while (!m.jobs.empty() && SteadyClock::now() < drain_until)
+    m.jobs_cv.WaitWithDeadline(&m.mu, AbslDeadline(drain_until));
   std::vector<std::shared_ptr<ActiveJob>> active;
   for (auto& [seq, job] : m.jobs) active.push_back(job);
   for (auto& job : active) m.FailJobLocked(*job, JobOutcome::kCancelled, "pipeline shut down", d);

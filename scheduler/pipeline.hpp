@@ -24,8 +24,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,8 +46,8 @@ struct PipelineConfig {
   unsigned gpu_workers_per_device = 2;
   unsigned finalizer_threads = 1;
   PacerConfig pacer;
-  TimelineSink timeline;               // TIMELINE / GPU_TIMING / FIN_TIMING / PACER lines; may be empty
-  unsigned pacer_status_every = 5;     // a PACER line every this many dispatches (0: never)
+  TimelineSink timeline;            // TIMELINE / GPU_TIMING / FIN_TIMING / PACER lines; may be empty
+  unsigned pacer_status_every = 5;  // a PACER line every this many dispatches (0: never)
   // Nice increment of the synthesis threads (Linux; inherited by the threads
   // each engine call spawns). Synthesis of several partitions at once uses
   // every core, and the GPU workers' host-side steps (launches, the pageable
@@ -78,10 +78,10 @@ struct JobRequest {
   uint32_t partitions = 1;
   std::shared_ptr<JobWork> work = {};
   std::function<void(JobResult)> on_done = {};  // exactly once (unless taken back by RemoveQueued)
-  std::function<void()> on_started = {};       // optional: the first partition was dispatched
+  std::function<void()> on_started = {};        // optional: the first partition was dispatched
   // optional: every stage change, with the partition's times so far
   std::function<void(uint32_t partition, const PartitionStatus& status)> on_stage = {};
-  std::string kind = {};                       // optional label, echoed in JobStatus (e.g. "SNAP_DEALS_UPDATE")
+  std::string kind = {};  // optional label, echoed in JobStatus (e.g. "SNAP_DEALS_UPDATE")
   // The job's token: cancelling it cancels the job in the pipeline at once
   // (as Cancel(id) does; no polling), and the stages see it in their context.
   CancelToken cancel = {};

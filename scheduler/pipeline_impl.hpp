@@ -60,7 +60,7 @@ struct WorkItem {
   std::shared_ptr<ActiveJob> job;
   uint32_t partition = 0;
   memory::Reservation reservation;
-  uint64_t abc_left = 0;  // a/b/c bytes still in `reservation` (not handed to a pinned buffer)
+  uint64_t abc_left = 0;           // a/b/c bytes still in `reservation` (not handed to a pinned buffer)
   memory::PinnedBuffer preleased;  // an idle pool buffer taken at dispatch (pinned_abc), until leased
   std::unique_ptr<StageData> data;
 };
@@ -70,9 +70,9 @@ struct WorkItem {
 struct Deferred {
   std::vector<std::string> lines;
   std::vector<WorkItem> garbage;
-  std::vector<std::shared_ptr<ActiveJob>> holds;   // end once the garbage above is freed (RetireLocked)
-  std::vector<std::shared_ptr<JobWork>> works;     // released jobs' work (vanilla proofs, parameter leases)
-  std::vector<std::function<void()>> released;     // their on_released, queued once the above are gone
+  std::vector<std::shared_ptr<ActiveJob>> holds;  // end once the garbage above is freed (RetireLocked)
+  std::vector<std::shared_ptr<JobWork>> works;    // released jobs' work (vanilla proofs, parameter leases)
+  std::vector<std::function<void()>> released;    // their on_released, queued once the above are gone
 };
 
 struct Pipeline::Impl {
@@ -83,7 +83,8 @@ struct Pipeline::Impl {
   void Line(Deferred& d, const char* event, const ActiveJob& job, const std::string& detail) const {
     if (config.timeline) d.lines.push_back(TimelineLine(NowMs(), event, job.id, detail));
   }
-  void Flush(Deferred& d) ABSL_LOCKS_EXCLUDED(mu, notify_mu);  // without the lock: lines, garbage, then the notifications
+  void Flush(Deferred& d)
+      ABSL_LOCKS_EXCLUDED(mu, notify_mu);  // without the lock: lines, garbage, then the notifications
   // Queue a callback; under mu, the queue order is the order of state changes.
   void Notify(std::function<void()> fn) ABSL_LOCKS_EXCLUDED(notify_mu);
   // Without mu: run queued callbacks unless another thread is already doing so.
@@ -100,8 +101,8 @@ struct Pipeline::Impl {
   void RetireLocked(WorkItem&& item, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // A partition leaves the pipeline early (error, cancellation, or its job
   // ended): it is marked failed or skipped, and an active job ends with it.
-  void EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage, const std::string& error,
-                          Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage, const std::string& error, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void DropHoldLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void ReleaseIfIdleLocked(ActiveJob& job, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void InterruptDispatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -135,7 +136,7 @@ struct Pipeline::Impl {
   SynthesisQueue<char> synthesis_queue ABSL_GUARDED_BY(mu);  // pending partitions (the job holds their state)
   std::deque<WorkItem> synth_ready ABSL_GUARDED_BY(mu);      // dispatched, waiting for a synthesis thread
   uint64_t synthesizing ABSL_GUARDED_BY(mu) = 0;             // inside Synthesize
-  unsigned free_synth ABSL_GUARDED_BY(mu) = 0;  // threads neither busy nor promised to a dispatched item
+  unsigned free_synth ABSL_GUARDED_BY(mu) = 0;               // threads neither busy nor promised to a dispatched item
   GpuQueue<WorkItem> gpu_queue ABSL_GUARDED_BY(mu);
   std::deque<WorkItem> fin_queue ABSL_GUARDED_BY(mu);
   std::vector<GpuWorkerStatus> gpu_workers ABSL_GUARDED_BY(mu);

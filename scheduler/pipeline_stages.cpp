@@ -65,12 +65,12 @@ void RunStage(const CancelToken& cancel, bool& cancelled, std::string& error, Bo
 
 }  // namespace
 
-void Pipeline::Impl::EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage,
-                                        const std::string& error, Deferred& d) {
+void Pipeline::Impl::EndPartitionLocked(ActiveJob& job, uint32_t partition, const char* stage, const std::string& error,
+                                        Deferred& d) {
   if (job.active && !error.empty()) {
     SetStageLocked(job, partition, PartitionStage::kFailed);
-    FailJobLocked(job, JobOutcome::kFailed, "partition " + std::to_string(partition) + " " + stage + " failed: " + error,
-                  d);
+    FailJobLocked(job, JobOutcome::kFailed,
+                  "partition " + std::to_string(partition) + " " + stage + " failed: " + error, d);
     return;
   }
   SetStageLocked(job, partition, PartitionStage::kSkipped);
@@ -192,17 +192,18 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       PartitionContext ctx = Context(item);
       ctx.device = device;
       ctx.worker = worker;
-      if (config.timeline) config.timeline(TimelineLine(NowMs(), "GPU_START", job.id, WorkerDetail(worker, item.partition)));
+      if (config.timeline)
+        config.timeline(TimelineLine(NowMs(), "GPU_START", job.id, WorkerDetail(worker, item.partition)));
       t_enter = SteadyClock::now();
       RunStage(ctx.cancel, cancelled, error, [&] { pending = job.work->GpuStart(ctx, std::move(item.data)); });
       const auto t_end = SteadyClock::now();
       gpu_ms = MsBetween(t_enter, t_end);
       if (config.timeline)
-        config.timeline(TimelineLine(NowMs(), "GPU_END", job.id,
-                                     WorkerDetail(worker, item.partition) + ",gpu_ms=" + Ms(gpu_ms)));
-      item.data.reset();                         // whatever the work left of the synthesized data
-      item.preleased = memory::PinnedBuffer();   // unused by the work: back to the pool
-      item.reservation.Release(item.abc_left);   // a/b/c consumed by the GPU start
+        config.timeline(
+            TimelineLine(NowMs(), "GPU_END", job.id, WorkerDetail(worker, item.partition) + ",gpu_ms=" + Ms(gpu_ms)));
+      item.data.reset();                        // whatever the work left of the synthesized data
+      item.preleased = memory::PinnedBuffer();  // unused by the work: back to the pool
+      item.reservation.Release(item.abc_left);  // a/b/c consumed by the GPU start
       item.abc_left = 0;
     }
 
@@ -308,13 +309,13 @@ void Pipeline::Impl::FinalizerLoop() {
     RetireLocked(std::move(item), d);  // its data and reservation are gone already
     const auto t_done = SteadyClock::now();
     if (config.timeline) {
-      d.lines.insert(d.lines.begin(),
-                     TimelineLine(NowMs(), "FIN_END", job.id, PartitionDetail(item.partition) + ",fin_ms=" + Ms(fin_ms)));
-      d.lines.push_back("FIN_TIMING," + job.id + "," + PartitionDetail(item.partition) +
-                        ",finish_ms=" + Fmt2(MsBetween(t0, t_finish)) + ",verify_ms=" + Fmt2(MsBetween(t_finish, t_verify)) +
-                        ",drop_res_ms=" + Fmt2(MsBetween(t_verify, t_drop)) +
-                        ",lock_wait_ms=" + Fmt2(MsBetween(t_drop, t_locked)) +
-                        ",process_ms=" + Fmt2(MsBetween(t_locked, t_done)) + ",total_ms=" + Fmt2(MsBetween(t0, t_done)));
+      d.lines.insert(d.lines.begin(), TimelineLine(NowMs(), "FIN_END", job.id,
+                                                   PartitionDetail(item.partition) + ",fin_ms=" + Ms(fin_ms)));
+      d.lines.push_back(
+          "FIN_TIMING," + job.id + "," + PartitionDetail(item.partition) +
+          ",finish_ms=" + Fmt2(MsBetween(t0, t_finish)) + ",verify_ms=" + Fmt2(MsBetween(t_finish, t_verify)) +
+          ",drop_res_ms=" + Fmt2(MsBetween(t_verify, t_drop)) + ",lock_wait_ms=" + Fmt2(MsBetween(t_drop, t_locked)) +
+          ",process_ms=" + Fmt2(MsBetween(t_locked, t_done)) + ",total_ms=" + Fmt2(MsBetween(t0, t_done)));
     }
     mu.Unlock();
     Flush(d);

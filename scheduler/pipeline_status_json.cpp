@@ -35,21 +35,33 @@ nlohmann::json PipelineStatusJson(const PipelineStatus& s) {
                  {"reserved_bytes", s.reserved_bytes},
                  {"peak_reserved_bytes", s.peak_reserved_bytes}};
   if (s.has_pinned_pool)
-    j["buffers"] = {{"pinned_idle_bytes", s.pinned.idle_bytes},     {"pinned_leased_bytes", s.pinned.leased_bytes},
-                    {"pinned_idle_buffers", s.pinned.idle_buffers}, {"pinned_leased_buffers", s.pinned.leased_buffers},
-                    {"allocations", s.pinned.allocations},          {"reuses", s.pinned.reuses},
-                    {"frees", s.pinned.frees},                      {"page_locked_allocations", s.pinned.page_locked_allocations},
+    j["buffers"] = {{"pinned_idle_bytes", s.pinned.idle_bytes},
+                    {"pinned_leased_bytes", s.pinned.leased_bytes},
+                    {"pinned_idle_buffers", s.pinned.idle_buffers},
+                    {"pinned_leased_buffers", s.pinned.leased_buffers},
+                    {"allocations", s.pinned.allocations},
+                    {"reuses", s.pinned.reuses},
+                    {"frees", s.pinned.frees},
+                    {"page_locked_allocations", s.pinned.page_locked_allocations},
                     {"page_locked_bytes", s.pinned.page_locked_bytes},
                     {"over_ceiling_allocations", s.pinned.over_ceiling_allocations}};
   const PacerState& p = s.pacer;
-  j["pacer"] = {{"bootstrap", p.bootstrap},     {"calibrated", p.calibrated},   {"rebootstraps", p.rebootstraps},
-                {"dispatched", p.dispatched},   {"completions", p.completions}, {"in_flight", p.in_flight},
-                {"waiting", p.waiting},         {"ema_waiting", p.ema_waiting}, {"predicted", p.predicted},
-                {"integral", p.integral},       {"rate_mult", p.rate_mult},     {"interval_ms", p.interval_s * 1e3},
-                {"gpu_time_ms", p.gpu_time_s * 1e3}, {"synth_time_ms", p.synth_time_s * 1e3}};
-  j["counters"] = {{"jobs_completed", s.jobs_completed},
-                   {"jobs_failed", s.jobs_failed},
-                   {"jobs_cancelled", s.jobs_cancelled}};
+  j["pacer"] = {{"bootstrap", p.bootstrap},
+                {"calibrated", p.calibrated},
+                {"rebootstraps", p.rebootstraps},
+                {"dispatched", p.dispatched},
+                {"completions", p.completions},
+                {"in_flight", p.in_flight},
+                {"waiting", p.waiting},
+                {"ema_waiting", p.ema_waiting},
+                {"predicted", p.predicted},
+                {"integral", p.integral},
+                {"rate_mult", p.rate_mult},
+                {"interval_ms", p.interval_s * 1e3},
+                {"gpu_time_ms", p.gpu_time_s * 1e3},
+                {"synth_time_ms", p.synth_time_s * 1e3}};
+  j["counters"] = {
+      {"jobs_completed", s.jobs_completed}, {"jobs_failed", s.jobs_failed}, {"jobs_cancelled", s.jobs_cancelled}};
   return j;
 }
 

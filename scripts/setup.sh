@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git clang
+  build-essential cmake ninja-build ccache pkg-config git clang clang-format
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libabsl-dev libspdlog-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -10,6 +10,7 @@ build=${CUZK_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 # 2 jobs: the CI machine has 2 vCPUs; more only thrashes memory.
 cmake --build "$build" -j "${CUZK_BUILD_JOBS:-2}"
+scripts/format_check.sh             # the sources follow .clang-format
 scripts/thread_safety.sh "$build"   # clang -Wthread-safety over scheduler/, memory/, prover/, daemon/
 cd "$build"
 # GPU tests skip themselves (with a message) where there is no GPU.

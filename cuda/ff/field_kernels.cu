@@ -65,8 +65,8 @@ void Elementwise(FieldOp op, std::span<const H> a, std::span<const H> b, std::sp
   db.CopyFromHost(b, stream);
   const unsigned blocks = unsigned(std::min<size_t>((a.size() + 255) / 256, 4096));
   ElementwiseKernel<F><<<blocks, 256, 0, stream>>>(op, reinterpret_cast<const F*>(da.data()),
-                                                  reinterpret_cast<const F*>(db.data()),
-                                                  reinterpret_cast<F*>(dout.data()), a.size());
+                                                   reinterpret_cast<const F*>(db.data()),
+                                                   reinterpret_cast<F*>(dout.data()), a.size());
   CUZK_CUDA_CHECK(cudaGetLastError());
   dout.CopyToHost(out, stream);
   stream.Synchronize();
@@ -84,8 +84,8 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   for (int r = 0; r <= repeats; ++r) {
     start.Record(stream);
     auto kernel = separate ? MulChainKernel<F, true> : MulChainKernel<F, false>;
-    kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<const F*>(dseeds.data()),
-                                           reinterpret_cast<F*>(dout.data()), rounds);
+    kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<const F*>(dseeds.data()), reinterpret_cast<F*>(dout.data()),
+                                           rounds);
     CUZK_CUDA_CHECK(cudaGetLastError());
     stop.Record(stream);
     stop.Synchronize();

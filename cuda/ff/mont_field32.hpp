@@ -48,12 +48,11 @@ class MontField32 {
   // Modulus and R mod p as scalar constants: scalar constexpr members are
   // usable in device code, arrays of the host type are not. After unrolling,
   // Mod(j) folds to an immediate operand.
-  static constexpr uint32_t kP0 = Limb32(P::kModulus, 0), kP1 = Limb32(P::kModulus, 1),
-                            kP2 = Limb32(P::kModulus, 2), kP3 = Limb32(P::kModulus, 3),
-                            kP4 = Limb32(P::kModulus, 4), kP5 = Limb32(P::kModulus, 5),
-                            kP6 = Limb32(P::kModulus, 6), kP7 = Limb32(P::kModulus, 7),
-                            kP8 = Limb32(P::kModulus, 8), kP9 = Limb32(P::kModulus, 9),
-                            kP10 = Limb32(P::kModulus, 10), kP11 = Limb32(P::kModulus, 11);
+  static constexpr uint32_t kP0 = Limb32(P::kModulus, 0), kP1 = Limb32(P::kModulus, 1), kP2 = Limb32(P::kModulus, 2),
+                            kP3 = Limb32(P::kModulus, 3), kP4 = Limb32(P::kModulus, 4), kP5 = Limb32(P::kModulus, 5),
+                            kP6 = Limb32(P::kModulus, 6), kP7 = Limb32(P::kModulus, 7), kP8 = Limb32(P::kModulus, 8),
+                            kP9 = Limb32(P::kModulus, 9), kP10 = Limb32(P::kModulus, 10),
+                            kP11 = Limb32(P::kModulus, 11);
   static constexpr uint32_t kR0 = Limb32(Host::kR, 0), kR1 = Limb32(Host::kR, 1), kR2 = Limb32(Host::kR, 2),
                             kR3 = Limb32(Host::kR, 3), kR4 = Limb32(Host::kR, 4), kR5 = Limb32(Host::kR, 5),
                             kR6 = Limb32(Host::kR, 6), kR7 = Limb32(Host::kR, 7), kR8 = Limb32(Host::kR, 8),
@@ -103,13 +102,13 @@ class MontField32 {
 
   CUZK_HD static MontField32 Zero() {
     MontField32 r;
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) r.l_[j] = 0;
     return r;
   }
   CUZK_HD static MontField32 One() {
     MontField32 r;
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) r.l_[j] = OneLimb(j);
     return r;
   }
@@ -132,13 +131,13 @@ CUZK_UNROLL
 
   CUZK_HD bool IsZero() const {
     uint32_t acc = 0;
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) acc |= l_[j];
     return acc == 0;
   }
   CUZK_HD friend bool operator==(const MontField32& a, const MontField32& b) {
     uint32_t acc = 0;
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) acc |= a.l_[j] ^ b.l_[j];
     return acc == 0;
   }
@@ -148,7 +147,7 @@ CUZK_UNROLL
   CUZK_HD friend MontField32 operator+(const MontField32& a, const MontField32& b) {
     MontField32 r;
     r.l_[0] = ptx::AddCc(a.l_[0], b.l_[0]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::AddcCc(a.l_[j], b.l_[j]);
     r.l_[kLimbs - 1] = ptx::Addc(a.l_[kLimbs - 1], b.l_[kLimbs - 1]);
     r.SubtractModulusIfGe();
@@ -159,11 +158,11 @@ CUZK_UNROLL
   CUZK_HD friend MontField32 operator-(const MontField32& a, const MontField32& b) {
     MontField32 r;
     r.l_[0] = ptx::SubCc(a.l_[0], b.l_[0]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < kLimbs; ++j) r.l_[j] = ptx::SubcCc(a.l_[j], b.l_[j]);
     const uint32_t mask = ptx::Subc(0, 0);
     r.l_[0] = ptx::AddCc(r.l_[0], Mod(0) & mask);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::AddcCc(r.l_[j], Mod(j) & mask);
     r.l_[kLimbs - 1] = ptx::Addc(r.l_[kLimbs - 1], Mod(kLimbs - 1) & mask);
     return r;
@@ -174,10 +173,10 @@ CUZK_UNROLL
     const uint32_t keep = IsZero() ? 0u : ~0u;
     MontField32 r;
     r.l_[0] = ptx::SubCc(Mod(0), l_[0]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < kLimbs - 1; ++j) r.l_[j] = ptx::SubcCc(Mod(j), l_[j]);
     r.l_[kLimbs - 1] = ptx::Subc(Mod(kLimbs - 1), l_[kLimbs - 1]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) r.l_[j] &= keep;
     return r;
   }
@@ -216,7 +215,7 @@ CUZK_UNROLL
     uint32_t x[N + 1], y[N];
     {  // row 0: the pieces lo/hi(a_j b_0) do not overlap within x or y: no carries
       const uint32_t bi = b.l_[0];
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 0; j < N; j += 2) {
         x[j] = a.l_[j] * bi;
         x[j + 1] = ptx::MulHi(a.l_[j], bi);
@@ -226,7 +225,7 @@ CUZK_UNROLL
       x[N] = 0;
       ReduceEvenOdd(x, y);
     }
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
       const uint32_t bi = b.l_[i];
       // Shift by one limb: T/2^32 = (y + x_1) + 2^32 (x_2 .. x_N). The new
@@ -235,34 +234,34 @@ CUZK_UNROLL
       // also adds the odd products of this row.
       uint32_t nx[N + 1], ny[N];
       nx[0] = ptx::AddCc(y[0], x[1]);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 1; j < N - 1; j += 2) {
         ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
         ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
       }
       ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
       ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int k = 1; k < N; ++k) nx[k] = y[k];
       // Even products into the new even accumulator.
       nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
       nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 2; j < N; j += 2) {
         nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
         nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
       }
       nx[N] = ptx::Addc(0, 0);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int k = 0; k <= N; ++k) x[k] = nx[k];
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int k = 0; k < N; ++k) y[k] = ny[k];
       ReduceEvenOdd(x, y);
     }
     // T = y + x / 2^32 (x_0 = 0 after the last reduction).
     MontField32 r;
     r.l_[0] = ptx::AddCc(y[0], x[1]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
     r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
     r.SubtractModulusIfGe();
@@ -276,29 +275,29 @@ CUZK_UNROLL
     uint32_t t[N + 1];
     {  // row 0: t = a * b_0 (the accumulator starts at zero, so no additions in the low chain)
       const uint32_t bi = b.l_[0];
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 0; j < N; ++j) t[j] = a.l_[j] * bi;
       t[1] = ptx::MadHiCc(a.l_[0], bi, t[1]);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[j + 1]);
       t[N] = ptx::MadcHi(a.l_[N - 1], bi, 0);
       ReduceRow(t);
     }
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
       const uint32_t bi = b.l_[i];
       t[0] = ptx::MadLoCc(a.l_[0], bi, t[0]);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 1; j < N; ++j) t[j] = ptx::MadcLoCc(a.l_[j], bi, t[j]);
       t[N] = ptx::Addc(0, 0);
       t[1] = ptx::MadHiCc(a.l_[0], bi, t[1]);
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[j + 1]);
       t[N] = ptx::MadcHi(a.l_[N - 1], bi, t[N]);
       ReduceRow(t);
     }
     MontField32 r;
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < N; ++j) r.l_[j] = t[j];
     r.SubtractModulusIfGe();  // t < 2p
     return r;
@@ -319,7 +318,7 @@ CUZK_UNROLL
       x[0] = ptx::MadLoCc(m, Mod(0), x[0]);
       x[1] = ptx::MadcHiCc(m, Mod(0), x[1]);
     }
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 2; j < N; j += 2) {
       x[j] = ptx::MadcLoCc(m, Mod(j), x[j]);
       x[j + 1] = ptx::MadcHiCc(m, Mod(j), x[j + 1]);
@@ -334,7 +333,7 @@ CUZK_UNROLL
       y[0] = ptx::MadLoCc(m, Mod(1), y[0]);
       y[1] = ptx::MadcHiCc(m, Mod(1), y[1]);
     }
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 3; j < N - 1; j += 2) {
       y[j - 1] = ptx::MadcLoCc(m, Mod(j), y[j - 1]);
       y[j] = ptx::MadcHiCc(m, Mod(j), y[j]);
@@ -349,14 +348,14 @@ CUZK_UNROLL
     constexpr int N = kLimbs;
     const uint32_t m = t[0] * kInv;
     t[0] = ptx::MadLoCc(m, Mod(0), t[0]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < N; ++j) t[j] = ptx::MadcLoCc(m, Mod(j), t[j]);
     t[N] = ptx::Addc(t[N], 0);
     t[1] = ptx::MadHiCc(m, Mod(0), t[1]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < N - 1; ++j) t[j + 1] = ptx::MadcHiCc(m, Mod(j), t[j + 1]);
     t[N] = ptx::MadcHi(m, Mod(N - 1), t[N]);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < N; ++j) t[j] = t[j + 1];
     t[N] = 0;
   }
@@ -365,10 +364,10 @@ CUZK_UNROLL
   CUZK_HD void SubtractModulusIfGe() {
     uint32_t s[kLimbs];
     s[0] = ptx::SubCc(l_[0], Mod(0));
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 1; j < kLimbs; ++j) s[j] = ptx::SubcCc(l_[j], Mod(j));
     const uint32_t borrow = ptx::Subc(0, 0);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int j = 0; j < kLimbs; ++j) l_[j] = borrow ? l_[j] : s[j];
   }
 

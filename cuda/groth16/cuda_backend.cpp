@@ -164,13 +164,13 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
   const size_t windows = SignedDigitWindows(c);
   const size_t entries = m * windows;
   const size_t abc_z = (3 * m + n_z) * kFr;
-  const size_t g1_scalars = m * kPerScalar;                   // the G1 Msm, sized by H (m scalars)
-  const size_t g2_scalars = n_z * kPerScalar;                 // the G2 Msm has its own (B_g2, <= n_z)
+  const size_t g1_scalars = m * kPerScalar;                  // the G1 Msm, sized by H (m scalars)
+  const size_t g2_scalars = n_z * kPerScalar;                // the G2 Msm has its own (B_g2, <= n_z)
   const size_t sort = entries * (4 * sizeof(uint32_t) + 2);  // H's keys and values, double-buffered; CUB's temp
   const size_t buckets = windows * (size_t(1) << (c - 1)) * kXyzzG1;
   // Two device slices per curve once any section streams (MsmGpuOptions::stream_slice, default 2^22).
   const size_t staging = 2 * (size_t(1) << 22) * (96 + 192);
-  constexpr size_t kSlack = size_t(1) << 30;                  // NTT tables, CUDA context, fragmentation
+  constexpr size_t kSlack = size_t(1) << 30;  // NTT tables, CUDA context, fragmentation
   return abc_z + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
 }
 
@@ -264,9 +264,8 @@ struct CudaBackend::Impl {
     Reserve(gpu->z, w.num_variables);
     for (auto& side : gpu->abc) Reserve(side, m);
     stats.compact_witness_bytes += gpu->abc_eval.ExpandWitness(w, gpu->z.data(), gpu->streams[0]);
-    const std::optional<uint64_t> bad = gpu->abc_eval.EvaluateAbc(dc, gpu->z.data(), gpu->abc[0].data(),
-                                                                  gpu->abc[1].data(), gpu->abc[2].data(), m,
-                                                                  gpu->streams[0]);
+    const std::optional<uint64_t> bad = gpu->abc_eval.EvaluateAbc(
+        dc, gpu->z.data(), gpu->abc[0].data(), gpu->abc[1].data(), gpu->abc[2].data(), m, gpu->streams[0]);
     stats.compact_witness_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
     stats.abc_eval_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
     if (bad) {
@@ -336,7 +335,8 @@ struct CudaBackend::Impl {
     for (int k = 0; k < 3; ++k) stats.abc_ms += gpu->copy_end[k].ElapsedMsSince(gpu->copy_start[k]);
     stats.abc_bytes += 3 * m * sizeof(ff::Fr);
     if (pinned) stats.abc_pinned_bytes += 3 * m * sizeof(ff::Fr);
-    return m - 1;  // a/b/c are retired by StartOne, after z (which may share their buffer) is uploaded  // bellperson drops the last coefficient (0 for a satisfied circuit)
+    return m - 1;  // a/b/c are retired by StartOne, after z (which may share their buffer) is uploaded  // bellperson
+                   // drops the last coefficient (0 for a satisfied circuit)
   }
 
   // z once to the device: the A, B_g1, L and B_g2 MSMs all read it (32 GiB

@@ -93,16 +93,16 @@ struct CudaBackendStats {
   double abc_ms = 0;                             // sum over the three copies of each proof
   uint64_t z_bytes = 0, z_pinned_bytes = 0;      // the witness host -> device; the part from page-locked memory
   double z_ms = 0;
-  double prove_start_ms = 0;                     // wall clock inside ProveStart (lock wait excluded)
-  uint64_t resident_base_bytes = 0;              // device memory held by keys' bases now
-  uint64_t streamed_msms = 0;                    // MSMs whose bases were streamed from host memory
-  uint64_t streamed_base_bytes = 0;              // bases converted and copied for them
+  double prove_start_ms = 0;         // wall clock inside ProveStart (lock wait excluded)
+  uint64_t resident_base_bytes = 0;  // device memory held by keys' bases now
+  uint64_t streamed_msms = 0;        // MSMs whose bases were streamed from host memory
+  uint64_t streamed_base_bytes = 0;  // bases converted and copied for them
   // Witness-only proofs (their a/b/c are not in abc_bytes; their z is not in z_bytes).
   uint64_t witness_only_proofs = 0;
-  uint64_t compact_witness_bytes = 0;            // classes + chunk ranks + other values, host -> device
-  double compact_witness_ms = 0;                 // host: r1cs::CompactWitnessOf
-  double abc_eval_ms = 0;                        // upload, expansion, a/b/c evaluation and check (host wall clock)
-  uint64_t resident_circuit_bytes = 0;           // device memory held by compact circuits now
+  uint64_t compact_witness_bytes = 0;   // classes + chunk ranks + other values, host -> device
+  double compact_witness_ms = 0;        // host: r1cs::CompactWitnessOf
+  double abc_eval_ms = 0;               // upload, expansion, a/b/c evaluation and check (host wall clock)
+  uint64_t resident_circuit_bytes = 0;  // device memory held by compact circuits now
 };
 
 class CudaBackend final : public groth16::Backend {

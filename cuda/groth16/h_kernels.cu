@@ -16,8 +16,7 @@ __global__ void HPointwiseKernel(Fr* a, const Fr* b, const Fr* c, Fr z_inv, size
 
 }  // namespace
 
-void LaunchHPointwise(ff::Fr* a, const ff::Fr* b, const ff::Fr* c, const ff::Fr& z_inv, size_t n,
-                      cudaStream_t stream) {
+void LaunchHPointwise(ff::Fr* a, const ff::Fr* b, const ff::Fr* c, const ff::Fr& z_inv, size_t n, cudaStream_t stream) {
   if (n == 0) return;
   constexpr unsigned kBlock = 256;
   const unsigned blocks = unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, 132 * 8));

@@ -12,7 +12,6 @@
 namespace cuzk::cuda {
 
 // a, b, c: n device elements (ff::Fr layout, Montgomery form).
-void LaunchHPointwise(ff::Fr* a, const ff::Fr* b, const ff::Fr* c, const ff::Fr& z_inv, size_t n,
-                      cudaStream_t stream);
+void LaunchHPointwise(ff::Fr* a, const ff::Fr* b, const ff::Fr* c, const ff::Fr& z_inv, size_t n, cudaStream_t stream);
 
 }  // namespace cuzk::cuda

@@ -29,7 +29,8 @@ std::vector<ec::AffinePoint<typename Curve::HostCurve>> EmulatedMulBatch(
   for (size_t t = 0; t * kAffineGroup < n; ++t) ToAffineStep(t, n, sums.data(), points.data());
   std::vector<HostAffine> out(n);
   for (size_t i = 0; i < n; ++i) {
-    out[i] = points[i].IsInfinity() ? HostAffine::Infinity() : HostAffine::FromXY(points[i].x.ToHost(), points[i].y.ToHost());
+    out[i] = points[i].IsInfinity() ? HostAffine::Infinity()
+                                    : HostAffine::FromXY(points[i].x.ToHost(), points[i].y.ToHost());
   }
   return out;
 }

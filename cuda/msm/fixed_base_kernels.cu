@@ -12,15 +12,15 @@ constexpr unsigned kBlock = 128;
 unsigned Blocks(size_t threads) { return unsigned((threads + kBlock - 1) / kBlock); }
 
 template <class F>
-__global__ void __launch_bounds__(kBlock) MulKernel(size_t n, const Fr* scalars, uint32_t window_bits,
-                                                    uint32_t windows, const AffinePoint<F>* table, XyzzPoint<F>* out) {
+__global__ void __launch_bounds__(kBlock) MulKernel(size_t n, const Fr* scalars, uint32_t window_bits, uint32_t windows,
+                                                    const AffinePoint<F>* table, XyzzPoint<F>* out) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) FixedBaseMulStep(i, scalars, window_bits, windows, table, out);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kBlock) ToAffineKernel(size_t groups, size_t n, const XyzzPoint<F>* in,
-                                                         AffinePoint<F>* out) {
+__global__ void __launch_bounds__(kBlock)
+    ToAffineKernel(size_t groups, size_t n, const XyzzPoint<F>* in, AffinePoint<F>* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < groups) ToAffineStep(t, n, in, out);
 }
@@ -31,8 +31,8 @@ template <class F>
 void LaunchMul(size_t n, const ff::Fr* scalars, uint32_t window_bits, uint32_t windows, const AffinePoint<F>* table,
                XyzzPoint<F>* out, cudaStream_t stream) {
   if (n == 0) return;
-  MulKernel<F><<<Blocks(n), kBlock, 0, stream>>>(n, reinterpret_cast<const Fr*>(scalars), window_bits, windows,
-                                                 table, out);
+  MulKernel<F>
+      <<<Blocks(n), kBlock, 0, stream>>>(n, reinterpret_cast<const Fr*>(scalars), window_bits, windows, table, out);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 

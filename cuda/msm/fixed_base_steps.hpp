@@ -30,7 +30,7 @@ CUZK_HD void FixedBaseMulStep(size_t i, const Fr* scalars, uint32_t window_bits,
   raw_one.limb(0) = 1;
   const Fr c = Fr::Mul(pippenger::LoadPoint(scalars + i), raw_one);  // canonical
   uint32_t s[8];
-CUZK_UNROLL
+  CUZK_UNROLL
   for (int j = 0; j < 8; ++j) s[j] = c.limb(j);
   const size_t per = (size_t(1) << window_bits) - 1;
   XyzzPoint<F> acc = XyzzPoint<F>::Infinity();

@@ -84,8 +84,8 @@ struct MsmGpuTimings {
   float host_ms = 0;        // window combination on the host (wall clock)
   uint32_t window_bits = 0;
   size_t chunk = 0;
-  size_t ones = 0;          // scalars summed by the split
-  size_t tail = 0;          // scalars >= 2 (the tail MSM)
+  size_t ones = 0;  // scalars summed by the split
+  size_t tail = 0;  // scalars >= 2 (the tail MSM)
   // Streamed calls: the stage times above and the counts are sums over the
   // slices; staging_wait_ms is the host time converting bases into pinned
   // staging that the sums did not hide (the waits for the next slice; the
@@ -119,9 +119,8 @@ class Msm {
   using HostPoint = ec::AffinePoint<typename Curve::HostCurve>;
   Result RunStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars, size_t n,
                      const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
-  Result RunDensityStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars,
-                            const msm::DensityBitmap& density, const MsmGpuOptions& options = {},
-                            MsmGpuTimings* timings = nullptr);
+  Result RunDensityStreamed(std::span<const HostPoint> bases, const ff::Fr* scalars, const msm::DensityBitmap& density,
+                            const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
 
  private:
   using Point = AffinePoint<Field>;
@@ -131,8 +130,8 @@ class Msm {
                  const MsmGpuOptions& options, MsmGpuTimings* timings);
   // RunImpl's body. RunImpl waits for both streams when it throws, so the
   // next call never rewrites inputs that queued kernels still read.
-  Result RunQueued(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words,
-                   const uint32_t* ranks, const MsmGpuOptions& options, MsmGpuTimings* timings);
+  Result RunQueued(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
+                   const MsmGpuOptions& options, MsmGpuTimings* timings);
   // The split's sum of the bases of 1-scalars (flags in ones_flags_), on
   // ones_stream_ so that it runs beside the tail MSM; left in ones_sum_
   // (pinned) once events_[7] completes. False if there are none.

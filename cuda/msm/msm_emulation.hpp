@@ -42,7 +42,8 @@ XyzzPoint<F> EmulatedOnesSum(std::span<const AffinePoint<F>> bases, const std::v
   for (size_t t = 0; t < level.size(); ++t) OnesSumStep(t, chunk, count, indices.data(), bases.data(), level.data());
   while (level.size() > 1) {
     std::vector<XyzzPoint<F>> out((level.size() + kGroupSum - 1) / kGroupSum);
-    for (size_t t = 0; t < out.size(); ++t) GroupSumStep(t, uint32_t(level.size()), kGroupSum, level.data(), out.data());
+    for (size_t t = 0; t < out.size(); ++t)
+      GroupSumStep(t, uint32_t(level.size()), kGroupSum, level.data(), out.data());
     level = std::move(out);
   }
   return level[0];

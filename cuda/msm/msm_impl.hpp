@@ -218,8 +218,8 @@ bool Msm<Curve>::SumOnes(const Point* bases, size_t n, const uint64_t* words, co
   cudaStream_t s = ones_stream_;
   CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, events_[6].get(), 0));  // the flags from classify
   Reserve(ones_scan_temp_, pippenger::ScanTempBytes(n));
-  const size_t count = pippenger::ExclusiveSumTotal(ones_scan_temp_.data(), ones_scan_temp_.size(),
-                                                    ones_flags_.data(), ones_offsets_.data(), n, s);
+  const size_t count = pippenger::ExclusiveSumTotal(ones_scan_temp_.data(), ones_scan_temp_.size(), ones_flags_.data(),
+                                                    ones_offsets_.data(), n, s);
   last_ones_ = count;
   if (count == 0) return false;
   Reserve(ones_indices_, count);
@@ -343,8 +343,7 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, c
   const uint32_t segments = layout.buckets / segment_len;
   const int key_bits = std::bit_width(layout.Sentinel());
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
-  pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(),
-                          s);
+  pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(), s);
   events_[2].Record(s);
 
   const size_t temp_bytes = pippenger::SortTempBytes(m, key_bits);

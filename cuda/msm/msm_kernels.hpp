@@ -39,8 +39,8 @@ int SortPairs(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* 
 // The point side.
 template <class F>
 void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
-                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
-                      XyzzPoint<F>* partials, uint32_t* partial_keys, cudaStream_t stream);
+                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
+                      uint32_t* partial_keys, cudaStream_t stream);
 // Step 1': `chunks` sums of `chunk` consecutive entries of indices[0, count).
 template <class F>
 void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
@@ -54,7 +54,7 @@ void LaunchSegments(const Layout& layout, uint32_t segment_len, const XyzzPoint<
                     cudaStream_t stream);
 // Per window: in_per_window points -> ceil(in_per_window / group) sums.
 template <class F>
-void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in,
-                    XyzzPoint<F>* out, cudaStream_t stream);
+void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in, XyzzPoint<F>* out,
+                    cudaStream_t stream);
 
 }  // namespace cuzk::cuda::pippenger

@@ -18,49 +18,48 @@ constexpr unsigned kPointBlock = 128;
 unsigned Blocks(size_t threads, unsigned block) { return unsigned((threads + block - 1) / block); }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) AccumulateKernel(size_t chunks, size_t chunk, size_t m,
-                                                                uint32_t sentinel, const uint32_t* keys,
-                                                                const uint32_t* vals, const AffinePoint<F>* bases,
-                                                                XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
-                                                                uint32_t* partial_keys) {
+__global__ void __launch_bounds__(kPointBlock)
+    AccumulateKernel(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
+                     const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
+                     uint32_t* partial_keys) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < chunks) AccumulateStep(t, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) OnesSumKernel(size_t chunks, size_t chunk, size_t count,
-                                                             const uint32_t* indices, const AffinePoint<F>* bases,
-                                                             XyzzPoint<F>* sums) {
+__global__ void __launch_bounds__(kPointBlock)
+    OnesSumKernel(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
+                  XyzzPoint<F>* sums) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < chunks) OnesSumStep(t, chunk, count, indices, bases, sums);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) FixupTreeKernel(size_t pairs, size_t stride, size_t chunks,
-                                                               uint32_t sentinel, XyzzPoint<F>* partials,
-                                                               const uint32_t* partial_keys) {
+__global__ void __launch_bounds__(kPointBlock)
+    FixupTreeKernel(size_t pairs, size_t stride, size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials,
+                    const uint32_t* partial_keys) {
   const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (j < pairs) FixupTreeStep(j, stride, chunks, sentinel, partials, partial_keys);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) FixupKernel(size_t chunks, uint32_t sentinel,
-                                                           const XyzzPoint<F>* partials,
-                                                           const uint32_t* partial_keys, XyzzPoint<F>* buckets) {
+__global__ void __launch_bounds__(kPointBlock)
+    FixupKernel(size_t chunks, uint32_t sentinel, const XyzzPoint<F>* partials, const uint32_t* partial_keys,
+                XyzzPoint<F>* buckets) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < chunks) FixupStep(t, chunks, sentinel, partials, partial_keys, buckets);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) SegmentKernel(size_t threads, Layout layout, uint32_t segment_len,
-                                                             const XyzzPoint<F>* buckets, XyzzPoint<F>* out) {
+__global__ void __launch_bounds__(kPointBlock)
+    SegmentKernel(size_t threads, Layout layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < threads) SegmentStep(t, layout, segment_len, buckets, out);
 }
 
 template <class F>
-__global__ void __launch_bounds__(kPointBlock) GroupSumKernel(size_t threads, uint32_t in_per_window, uint32_t group,
-                                                              const XyzzPoint<F>* in, XyzzPoint<F>* out) {
+__global__ void __launch_bounds__(kPointBlock)
+    GroupSumKernel(size_t threads, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in, XyzzPoint<F>* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < threads) GroupSumStep(t, in_per_window, group, in, out);
 }
@@ -69,11 +68,11 @@ __global__ void __launch_bounds__(kPointBlock) GroupSumKernel(size_t threads, ui
 
 template <class F>
 void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
-                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
-                      XyzzPoint<F>* partials, uint32_t* partial_keys, cudaStream_t stream) {
+                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
+                      uint32_t* partial_keys, cudaStream_t stream) {
   if (chunks == 0) return;
   AccumulateKernel<F><<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, chunk, m, sentinel, keys, vals,
-                                                                            bases, buckets, partials, partial_keys);
+                                                                               bases, buckets, partials, partial_keys);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -93,12 +92,12 @@ void LaunchFixup(size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials, const
   for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
     const size_t stride = size_t(1) << pass;
     const size_t pairs = (chunks + 2 * stride - 1) / (2 * stride);
-    FixupTreeKernel<F><<<Blocks(pairs, kPointBlock), kPointBlock, 0, stream>>>(pairs, stride, chunks, sentinel, partials,
-                                                                            partial_keys);
+    FixupTreeKernel<F><<<Blocks(pairs, kPointBlock), kPointBlock, 0, stream>>>(pairs, stride, chunks, sentinel,
+                                                                               partials, partial_keys);
     CUZK_CUDA_CHECK(cudaGetLastError());
   }
-  FixupKernel<F><<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, sentinel, partials, partial_keys,
-                                                                       buckets);
+  FixupKernel<F>
+      <<<Blocks(chunks, kPointBlock), kPointBlock, 0, stream>>>(chunks, sentinel, partials, partial_keys, buckets);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -106,13 +105,14 @@ template <class F>
 void LaunchSegments(const Layout& layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out,
                     cudaStream_t stream) {
   const size_t threads = size_t(layout.windows) * (layout.buckets / segment_len);
-  SegmentKernel<F><<<Blocks(threads, kPointBlock), kPointBlock, 0, stream>>>(threads, layout, segment_len, buckets, out);
+  SegmentKernel<F>
+      <<<Blocks(threads, kPointBlock), kPointBlock, 0, stream>>>(threads, layout, segment_len, buckets, out);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
 template <class F>
-void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in,
-                    XyzzPoint<F>* out, cudaStream_t stream) {
+void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in, XyzzPoint<F>* out,
+                    cudaStream_t stream) {
   const size_t threads = size_t(windows) * ((in_per_window + group - 1) / group);
   GroupSumKernel<F><<<Blocks(threads, kPointBlock), kPointBlock, 0, stream>>>(threads, in_per_window, group, in, out);
   CUZK_CUDA_CHECK(cudaGetLastError());
@@ -121,12 +121,11 @@ void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, co
 }  // namespace cuzk::cuda::pippenger
 
 // Explicit instantiation of every point launcher for one device field.
-#define CUZK_INSTANTIATE_MSM_POINT_KERNELS(F)                                                                   \
-  template void LaunchAccumulate<F>(size_t, size_t, size_t, uint32_t, const uint32_t*, const uint32_t*,       \
-                                    const AffinePoint<F>*, XyzzPoint<F>*, XyzzPoint<F>*, uint32_t*,           \
-                                    cudaStream_t);                                                            \
-  template void LaunchOnesSum<F>(size_t, size_t, size_t, const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*,  \
-                                 cudaStream_t);                                                               \
-  template void LaunchFixup<F>(size_t, uint32_t, XyzzPoint<F>*, const uint32_t*, XyzzPoint<F>*, cudaStream_t); \
-  template void LaunchSegments<F>(const Layout&, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t);  \
+#define CUZK_INSTANTIATE_MSM_POINT_KERNELS(F)                                                                      \
+  template void LaunchAccumulate<F>(size_t, size_t, size_t, uint32_t, const uint32_t*, const uint32_t*,            \
+                                    const AffinePoint<F>*, XyzzPoint<F>*, XyzzPoint<F>*, uint32_t*, cudaStream_t); \
+  template void LaunchOnesSum<F>(size_t, size_t, size_t, const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*,    \
+                                 cudaStream_t);                                                                    \
+  template void LaunchFixup<F>(size_t, uint32_t, XyzzPoint<F>*, const uint32_t*, XyzzPoint<F>*, cudaStream_t);     \
+  template void LaunchSegments<F>(const Layout&, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t);      \
   template void LaunchGroupSum<F>(uint32_t, uint32_t, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t)

@@ -17,29 +17,28 @@ constexpr unsigned kDigitsBlock = 256;
 
 unsigned Blocks(size_t n) { return unsigned((n + kDigitsBlock - 1) / kDigitsBlock); }
 
-__global__ void __launch_bounds__(kDigitsBlock) ClassifyKernel(size_t n, const Fr* scalars, const uint64_t* words,
-                                                               Fr* canon, uint32_t* flags, uint32_t* ones) {
+__global__ void __launch_bounds__(kDigitsBlock)
+    ClassifyKernel(size_t n, const Fr* scalars, const uint64_t* words, Fr* canon, uint32_t* flags, uint32_t* ones) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) ClassifyStep(i, scalars, words, canon, flags, ones);
 }
 
-__global__ void __launch_bounds__(kDigitsBlock) OnesIndexKernel(size_t n, const uint32_t* ones,
-                                                                const uint32_t* offsets, const uint64_t* words,
-                                                                const uint32_t* ranks, uint32_t* indices) {
+__global__ void __launch_bounds__(kDigitsBlock)
+    OnesIndexKernel(size_t n, const uint32_t* ones, const uint32_t* offsets, const uint64_t* words,
+                    const uint32_t* ranks, uint32_t* indices) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) OnesIndexStep(i, ones, offsets, words, ranks, indices);
 }
 
-__global__ void __launch_bounds__(kDigitsBlock) CountDigitsKernel(size_t n, Layout layout, const Fr* canon,
-                                                                  uint32_t* counts) {
+__global__ void __launch_bounds__(kDigitsBlock)
+    CountDigitsKernel(size_t n, Layout layout, const Fr* canon, uint32_t* counts) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) CountDigitsStep(i, layout, canon, counts);
 }
 
-__global__ void __launch_bounds__(kDigitsBlock) DigitsKernel(size_t n, Layout layout, const Fr* canon,
-                                                             const uint64_t* words, const uint32_t* ranks,
-                                                             const uint32_t* offsets, uint32_t* keys,
-                                                             uint32_t* vals) {
+__global__ void __launch_bounds__(kDigitsBlock)
+    DigitsKernel(size_t n, Layout layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                 const uint32_t* offsets, uint32_t* keys, uint32_t* vals) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) DigitsStep(i, layout, canon, words, ranks, offsets, keys, vals);
 }

@@ -103,7 +103,7 @@ CUZK_HD T LoadPoint(const T* p) {
   T r;
   const uint4* src = reinterpret_cast<const uint4*>(p);
   uint4* dst = reinterpret_cast<uint4*>(&r);
-CUZK_UNROLL
+  CUZK_UNROLL
   for (unsigned k = 0; k < sizeof(T) / 16; ++k) dst[k] = __ldg(src + k);
   return r;
 #else
@@ -115,7 +115,7 @@ CUZK_HD void StorePoint(T* p, const T& v) {
 #if CUZK_DEVICE_PASS
   const uint4* src = reinterpret_cast<const uint4*>(&v);
   uint4* dst = reinterpret_cast<uint4*>(p);
-CUZK_UNROLL
+  CUZK_UNROLL
   for (unsigned k = 0; k < sizeof(T) / 16; ++k) dst[k] = src[k];
 #else
   *p = v;
@@ -146,7 +146,7 @@ CUZK_HD void ClassifyStep(size_t i, const Fr* scalars, const uint64_t* words, Fr
     c = Fr::Mul(LoadPoint(scalars + i), raw_one);
   }
   uint32_t high = 0;
-CUZK_UNROLL
+  CUZK_UNROLL
   for (int j = 1; j < 8; ++j) high |= c.limb(j);
   flags[i] = (high != 0 || c.limb(0) > 1) ? 1u : 0u;
   if (ones != nullptr) {
@@ -166,7 +166,7 @@ CUZK_HD void OnesIndexStep(size_t i, const uint32_t* ones, const uint32_t* offse
 
 CUZK_HD void LoadCanonical(const Fr* canon, size_t i, uint32_t (&s)[8]) {
   const Fr c = LoadPoint(canon + i);
-CUZK_UNROLL
+  CUZK_UNROLL
   for (int j = 0; j < 8; ++j) s[j] = c.limb(j);
 }
 
@@ -306,8 +306,7 @@ CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, c
 // Step 6 for thread t = window * out_per_window + g: the sum of in[window
 // * in_per_window + k] for k in [g group, min((g + 1) group, in_per_window)).
 template <class F>
-CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in,
-                          XyzzPoint<F>* out) {
+CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, const XyzzPoint<F>* in, XyzzPoint<F>* out) {
   const uint32_t out_per_window = (in_per_window + group - 1) / group;
   const uint32_t w = uint32_t(t / out_per_window), g = uint32_t(t % out_per_window);
   const uint32_t lo = g * group, hi = lo + group < in_per_window ? lo + group : in_per_window;

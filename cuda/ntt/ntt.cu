@@ -30,7 +30,9 @@ using namespace ntt_internal;
 // kNarrow: the latency-bound kernels gain from the extra warps more than they
 // lose to spilling, for the forward direction (NttKernelConfig::narrow_forward).
 template <int kRadixLog, bool kScaling, int kDirection, bool kNarrow = false>
-__global__ void __launch_bounds__(256, kRadixLog == 3 ? 2 : kNarrow ? 4 : 3) DifPassKernel(DifPassParams p) {
+__global__ void __launch_bounds__(256, kRadixLog == 3 ? 2
+                                       : kNarrow      ? 4
+                                                      : 3) DifPassKernel(DifPassParams p) {
   extern __shared__ Word4 smem[];
   const uint32_t elems = 1u << (p.stages + p.log_cols);
   const SharedPlanes sm{smem, smem + elems};
@@ -107,8 +109,8 @@ void RaiseSharedMemoryLimits() {
 DeviceBuffer<Fr> UploadSplitTables(const SplitPowerTables& t, cudaStream_t stream) {
   DeviceBuffer<Fr> buf(t.lo.size() + t.hi.size());
   CUZK_CUDA_CHECK(cudaMemcpyAsync(buf.data(), t.lo.data(), t.lo.size() * sizeof(Fr), cudaMemcpyHostToDevice, stream));
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(buf.data() + t.lo.size(), t.hi.data(), t.hi.size() * sizeof(Fr),
-                                  cudaMemcpyHostToDevice, stream));
+  CUZK_CUDA_CHECK(
+      cudaMemcpyAsync(buf.data() + t.lo.size(), t.hi.data(), t.hi.size() * sizeof(Fr), cudaMemcpyHostToDevice, stream));
   return buf;
 }
 
@@ -228,8 +230,9 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
     tables.coset_lo = coset_tables->buf.data();
     tables.coset_hi = coset_tables->buf.data() + coset_tables->lo_count;
   }
-  const NttRecipe recipe = MakeNttRecipe(plan, options.kernel, kind, data, static_cast<Fr*>(scratch), tables,
-                                         kind == NttKind::kInverse ? Fr::FromHost(ff::Fr::FromUint64(n).Inverse()) : Fr::Zero());
+  const NttRecipe recipe =
+      MakeNttRecipe(plan, options.kernel, kind, data, static_cast<Fr*>(scratch), tables,
+                    kind == NttKind::kInverse ? Fr::FromHost(ff::Fr::FromUint64(n).Inverse()) : Fr::Zero());
   try {
     for (unsigned i = 0; i < recipe.num_passes; ++i) {
       const NttPassPlan& pass = plan.passes[i];

@@ -223,14 +223,14 @@ CUZK_HD void DifRound(const DifPassParams& p, uint32_t block, uint32_t tid, uint
     const uint32_t r_base = (rho & ((1u << b) - 1)) | ((rho >> b) << (b + R));
     const uint32_t L = ((block << p.log_cols) | col) & ((1u << log_m) - 1);
     Fr x[1 << R];
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int v = 0; v < (1 << R); ++v) x[v] = sm.Get(((r_base | (uint32_t(v) << b)) << p.log_cols) | col);
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int pb = R - 1; pb >= 0; --pb) {
       const uint32_t lu = b + uint32_t(pb);
       const uint32_t u = lu + log_m;
       const uint32_t shift = p.twiddle_log - u - 1;
-CUZK_UNROLL
+      CUZK_UNROLL
       for (int sub = 0; sub < (1 << pb); ++sub) {
         const uint32_t rmod = (r_base & ((1u << lu) - 1)) | (uint32_t(sub) << b);
         const uint32_t i = ((rmod << log_m) | L) << shift;
@@ -243,7 +243,7 @@ CUZK_UNROLL
         const bool mirrored = inverse && i != 0;
         const uint32_t ti = inverse ? ((half_table - i) & (half_table - 1)) : i;
         const Fr w = unit ? Fr::One() : LoadTable(p.twiddles + ti);
-CUZK_UNROLL
+        CUZK_UNROLL
         for (int hi = 0; hi < (1 << (R - 1 - pb)); ++hi) {
           const int v0 = (hi << (pb + 1)) | sub, v1 = v0 | (1 << pb);
           const Fr sum = x[v0] + x[v1];
@@ -253,7 +253,7 @@ CUZK_UNROLL
         }
       }
     }
-CUZK_UNROLL
+    CUZK_UNROLL
     for (int v = 0; v < (1 << R); ++v) sm.Set(((r_base | (uint32_t(v) << b)) << p.log_cols) | col, x[v]);
   }
 }

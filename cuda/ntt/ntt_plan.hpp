@@ -44,8 +44,8 @@ struct NttKernelConfig {
   // Default: radix-4 rounds, 2^10 elements (32 KiB) and 256 threads per block,
   // 3 or 4 blocks per SM (narrow_forward); measured faster than radix-8 with
   // 2^11 elements (more independent work per thread, but 2 blocks per SM).
-  unsigned radix_log = 2;         // stages per register round (2 or 3): 2^radix_log elements per thread
-  unsigned log_block_elems = 10;  // elements per DIF block (shared memory: 32 bytes each)
+  unsigned radix_log = 2;                        // stages per register round (2 or 3): 2^radix_log elements per thread
+  unsigned log_block_elems = 10;                 // elements per DIF block (shared memory: 32 bytes each)
   unsigned max_pass_stages = kNttMaxPassStages;  // smaller only in tests (more passes on small sizes)
   // Write the last DIF pass's output in natural order (and scaled) instead of
   // running a separate bit-reversal pass: one read+write of the data less,
@@ -70,8 +70,9 @@ struct NttKernelConfig {
     if (radix_log < 2 || radix_log > 3) throw std::invalid_argument("NttKernelConfig: radix_log must be 2 or 3");
     if (max_pass_stages < 1 || max_pass_stages > kNttMaxPassStages || log_block_elems < max_pass_stages ||
         log_block_elems > 11 || log_block_elems < radix_log || Threads() > 256) {
-      throw std::invalid_argument("NttKernelConfig: need 1 <= max_pass_stages <= 10, "
-                                  "max(max_pass_stages, radix_log) <= log_block_elems <= 11, <= 256 threads per block");
+      throw std::invalid_argument(
+          "NttKernelConfig: need 1 <= max_pass_stages <= 10, "
+          "max(max_pass_stages, radix_log) <= log_block_elems <= 11, <= 256 threads per block");
     }
   }
 };

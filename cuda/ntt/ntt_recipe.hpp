@@ -32,8 +32,8 @@ inline bool NeedsScratch(const NttPlan& plan, const NttKernelConfig& config) {
 // Data flow with a fused bit reversal and >= 2 passes: data -> scratch (first
 // pass, same positions), scratch in place, scratch -> data (last pass,
 // bit-reversed positions). Otherwise every pass runs in place on data.
-inline NttRecipe MakeNttRecipe(const NttPlan& plan, const NttKernelConfig& config, NttKind kind, Fr* data,
-                               Fr* scratch, const NttTablePointers& tables, const Fr& n_inverse) {
+inline NttRecipe MakeNttRecipe(const NttPlan& plan, const NttKernelConfig& config, NttKind kind, Fr* data, Fr* scratch,
+                               const NttTablePointers& tables, const Fr& n_inverse) {
   NttRecipe recipe;
   recipe.num_passes = plan.num_passes;
   recipe.needs_scratch = NeedsScratch(plan, config);

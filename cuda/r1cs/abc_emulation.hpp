@@ -21,13 +21,21 @@ inline const Fr* AsDevice(const ff::Fr* p) { return reinterpret_cast<const Fr*>(
 inline Fr* AsDevice(ff::Fr* p) { return reinterpret_cast<Fr*>(p); }
 
 inline r1cs_steps::MatrixView HostMatrixView(const r1cs::CompactMatrix& m) {
-  return {m.row_offsets.data(), m.columns.data(),       m.codes.data(),
-          m.escape_positions.data(), AsDevice(m.escape_values.data()), uint32_t(m.escape_positions.size())};
+  return {m.row_offsets.data(),
+          m.columns.data(),
+          m.codes.data(),
+          m.escape_positions.data(),
+          AsDevice(m.escape_values.data()),
+          uint32_t(m.escape_positions.size())};
 }
 
 inline r1cs_steps::CircuitView HostCircuitView(const r1cs::CompactCircuit& cc) {
-  return {AsDevice(cc.coefficients.data()), HostMatrixView(cc.a), HostMatrixView(cc.b), HostMatrixView(cc.c),
-          cc.num_constraints(), cc.num_inputs};
+  return {AsDevice(cc.coefficients.data()),
+          HostMatrixView(cc.a),
+          HostMatrixView(cc.b),
+          HostMatrixView(cc.c),
+          cc.num_constraints(),
+          cc.num_inputs};
 }
 
 inline std::vector<ff::Fr> EmulatedExpandWitness(const r1cs::CompactWitness& w) {

@@ -15,8 +15,8 @@ using r1cs_steps::WitnessView;
 
 namespace {
 
-static_assert(r1cs_steps::kCodeOne == r1cs::kCoefficientOne && r1cs_steps::kCodeMinusOne == r1cs::kCoefficientMinusOne &&
-              r1cs_steps::kCodeEscape == r1cs::kEscapeCode);
+static_assert(r1cs_steps::kCodeOne == r1cs::kCoefficientOne &&
+              r1cs_steps::kCodeMinusOne == r1cs::kCoefficientMinusOne && r1cs_steps::kCodeEscape == r1cs::kEscapeCode);
 static_assert(r1cs_steps::kVariablesPerWord == r1cs::CompactWitness::kVariablesPerWord &&
               r1cs_steps::kWordsPerChunk == r1cs::CompactWitness::kWordsPerChunk);
 
@@ -35,7 +35,8 @@ __global__ void ExpandWitnessKernel(WitnessView w, Fr* z) {
 
 __global__ void EvaluateAbcKernel(CircuitView cv, const Fr* z, Fr* a, Fr* b, Fr* c, uint64_t m,
                                   unsigned long long* first_bad) {
-  for (uint64_t row = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; row < m; row += uint64_t(gridDim.x) * blockDim.x) {
+  for (uint64_t row = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; row < m;
+       row += uint64_t(gridDim.x) * blockDim.x) {
     if (!r1cs_steps::EvaluateRowStep(row, cv, z, a, b, c)) atomicMin(first_bad, (unsigned long long)row);
   }
 }
@@ -43,17 +44,23 @@ __global__ void EvaluateAbcKernel(CircuitView cv, const Fr* z, Fr* a, Fr* b, Fr*
 template <class T>
 DeviceBuffer<T> Upload(const std::vector<T>& host) {
   DeviceBuffer<T> d(host.size());
-  if (!host.empty()) CUZK_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!host.empty())
+    CUZK_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
 DeviceMatrix UploadMatrix(const r1cs::CompactMatrix& m) {
-  return {Upload(m.row_offsets), Upload(m.columns), Upload(m.escape_positions), Upload(m.codes), Upload(m.escape_values)};
+  return {Upload(m.row_offsets), Upload(m.columns), Upload(m.escape_positions), Upload(m.codes),
+          Upload(m.escape_values)};
 }
 
 MatrixView ViewOf(const DeviceMatrix& m) {
-  return {m.row_offsets.data(), m.columns.data(), m.codes.data(), m.escape_positions.data(),
-          reinterpret_cast<const Fr*>(m.escape_values.data()), uint32_t(m.escape_positions.size())};
+  return {m.row_offsets.data(),
+          m.columns.data(),
+          m.codes.data(),
+          m.escape_positions.data(),
+          reinterpret_cast<const Fr*>(m.escape_values.data()),
+          uint32_t(m.escape_positions.size())};
 }
 
 template <class T>
@@ -98,8 +105,12 @@ std::optional<uint64_t> AbcEvaluator::EvaluateAbc(const DeviceCircuit& circuit, 
     throw std::invalid_argument("AbcEvaluator: domain " + std::to_string(m) + " < " +
                                 std::to_string(circuit.num_prover_rows()) + " rows");
   }
-  const CircuitView cv{reinterpret_cast<const Fr*>(circuit.coefficients_.data()), ViewOf(circuit.a_),
-                       ViewOf(circuit.b_), ViewOf(circuit.c_), circuit.num_constraints_, circuit.num_inputs_};
+  const CircuitView cv{reinterpret_cast<const Fr*>(circuit.coefficients_.data()),
+                       ViewOf(circuit.a_),
+                       ViewOf(circuit.b_),
+                       ViewOf(circuit.c_),
+                       circuit.num_constraints_,
+                       circuit.num_inputs_};
   CUZK_CUDA_CHECK(cudaMemsetAsync(first_bad_.data(), 0xff, sizeof(unsigned long long), stream));
   EvaluateAbcKernel<<<Blocks(m), kBlock, 0, stream>>>(cv, reinterpret_cast<const Fr*>(z), reinterpret_cast<Fr*>(a),
                                                       reinterpret_cast<Fr*>(b), reinterpret_cast<Fr*>(c), m,

@@ -79,7 +79,8 @@ CUZK_HD void ExpandWitnessStep(uint64_t v, const WitnessView& w, Fr* z) {
     z[v] = Fr::One();
   } else {
     uint64_t rank = w.chunk_others[v / kChunkVariables];
-    for (uint64_t k = (v / kChunkVariables) * kWordsPerChunk; k < word; ++k) rank += Popcount32(w.classes[k] & kOtherBits);
+    for (uint64_t k = (v / kChunkVariables) * kWordsPerChunk; k < word; ++k)
+      rank += Popcount32(w.classes[k] & kOtherBits);
     rank += Popcount32(bits & kOtherBits & ((1u << shift) - 1u));  // shift <= 30
     z[v] = w.others[rank];
   }
@@ -91,7 +92,10 @@ CUZK_HD Fr EscapeValue(const MatrixView& m, uint32_t k) {
   uint32_t lo = 0, hi = m.escapes;  // the answer is in [lo, hi)
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (m.escape_positions[mid] <= k) lo = mid; else hi = mid;
+    if (m.escape_positions[mid] <= k)
+      lo = mid;
+    else
+      hi = mid;
   }
   return m.escape_values[lo];
 }

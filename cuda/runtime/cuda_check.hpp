@@ -22,10 +22,10 @@ class CudaError : public std::runtime_error {
 
 }  // namespace cuzk::cuda
 
-#define CUZK_CUDA_CHECK(call)                                                 \
-  do {                                                                        \
-    cudaError_t cuzk_cuda_status_ = (call);                                   \
-    if (cuzk_cuda_status_ != cudaSuccess) {                                   \
+#define CUZK_CUDA_CHECK(call)                                                      \
+  do {                                                                             \
+    cudaError_t cuzk_cuda_status_ = (call);                                        \
+    if (cuzk_cuda_status_ != cudaSuccess) {                                        \
       throw ::cuzk::cuda::CudaError(cuzk_cuda_status_, #call, __FILE__, __LINE__); \
-    }                                                                         \
+    }                                                                              \
   } while (0)

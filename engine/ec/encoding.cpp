@@ -97,7 +97,8 @@ DecodeError CheckInfinityBody(std::span<const uint8_t> bytes, const DecodeOption
 
 template <class C>
 DecodeResult<AffinePoint<C>> FinishPoint(const AffinePoint<C>& p, const DecodeOptions& opts) {
-  if (opts.check_subgroup && !Codec<C>::InSubgroup(p)) return DecodeResult<AffinePoint<C>>::Fail(DecodeError::kNotInSubgroup);
+  if (opts.check_subgroup && !Codec<C>::InSubgroup(p))
+    return DecodeResult<AffinePoint<C>>::Fail(DecodeError::kNotInSubgroup);
   return DecodeResult<AffinePoint<C>>::Ok(p);
 }
 
@@ -221,8 +222,8 @@ JacobianPoint<C> MulByAbsZ(const AffinePoint<C>& p) {
 // cube root of unity beta (the other one, beta^2, gives the other eigenvalue;
 // tests check phi(G) == -[z^2] G).
 const Fp& G1Beta() {
-  static const Fp beta = Fp::FromHex(
-      "0x5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe");
+  static const Fp beta =
+      Fp::FromHex("0x5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe");
   return beta;
 }
 

@@ -6,8 +6,8 @@ namespace cuzk::ec {
 namespace {
 
 using ff::Fp;
-using ff::Fp2;
 using ff::Fp12;
+using ff::Fp2;
 
 // 1/2 in Fp, for the halvings of the doubling step.
 constexpr Fp kHalf = Fp::FromCanonical(ff::ShiftRight1(ff::AddSmall(Fp::kModulus, 1)));

@@ -18,7 +18,7 @@ inline void Fp4Square(const Fp2& a, const Fp2& b, Fp2& out0, Fp2& out1) {
 template <class F>
 auto Coefficients(F& f) {
   return std::array{&f.c0.c0.c0, &f.c0.c0.c1, &f.c0.c1.c0, &f.c0.c1.c1, &f.c0.c2.c0, &f.c0.c2.c1,
-          &f.c1.c0.c0, &f.c1.c0.c1, &f.c1.c1.c0, &f.c1.c1.c1, &f.c1.c2.c0, &f.c1.c2.c1};
+                    &f.c1.c0.c0, &f.c1.c0.c1, &f.c1.c1.c0, &f.c1.c1.c1, &f.c1.c2.c0, &f.c1.c2.c1};
 }
 
 }  // namespace

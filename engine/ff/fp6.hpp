@@ -45,8 +45,7 @@ struct Fp6 {
   constexpr Fp6 operator*(const Fp6& o) const {
     Fp2 t0 = c0 * o.c0, t1 = c1 * o.c1, t2 = c2 * o.c2;
     return {t0 + ((c1 + c2) * (o.c1 + o.c2) - t1 - t2).MulByNonResidue(),
-            (c0 + c1) * (o.c0 + o.c1) - t0 - t1 + t2.MulByNonResidue(),
-            (c0 + c2) * (o.c0 + o.c2) - t0 - t2 + t1};
+            (c0 + c1) * (o.c0 + o.c1) - t0 - t1 + t2.MulByNonResidue(), (c0 + c2) * (o.c0 + o.c2) - t0 - t2 + t1};
   }
   constexpr Fp6 operator*(const Fp2& s) const { return {c0 * s, c1 * s, c2 * s}; }
   constexpr Fp6& operator+=(const Fp6& o) { return *this = *this + o; }

@@ -65,7 +65,8 @@ uint64_t ParseSectorSize(std::string_view text) {
   size_t digits = 0;
   while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
   if (digits == 0 || digits > 18) {
-    throw std::invalid_argument("sector size '" + std::string(text) + "': expected a number with an optional KiB/MiB/GiB unit");
+    throw std::invalid_argument("sector size '" + std::string(text) +
+                                "': expected a number with an optional KiB/MiB/GiB unit");
   }
   uint64_t value = std::stoull(std::string(t.substr(0, digits)));
   std::string unit;
@@ -80,9 +81,11 @@ uint64_t ParseSectorSize(std::string_view text) {
   } else if (unit == "g" || unit == "gb" || unit == "gib") {
     shift = 30;
   } else {
-    throw std::invalid_argument("sector size '" + std::string(text) + "': unknown unit '" + unit + "' (use KiB, MiB or GiB)");
+    throw std::invalid_argument("sector size '" + std::string(text) + "': unknown unit '" + unit +
+                                "' (use KiB, MiB or GiB)");
   }
-  if (value > (~uint64_t(0) >> shift)) throw std::invalid_argument("sector size '" + std::string(text) + "' is too large");
+  if (value > (~uint64_t(0) >> shift))
+    throw std::invalid_argument("sector size '" + std::string(text) + "' is too large");
   return value << shift;
 }
 
@@ -92,8 +95,8 @@ SectorShape SectorShape::FromSectorSize(uint64_t sector_bytes) {
     if ((uint64_t(32) << c.log2_nodes) == sector_bytes) config = &c;
   }
   if (!config) {
-    throw std::invalid_argument("unsupported SnapDeals sector size " + FormatSectorSize(sector_bytes) +
-                                " (" + std::to_string(sector_bytes) + " bytes); supported: " + SupportedList());
+    throw std::invalid_argument("unsupported SnapDeals sector size " + FormatSectorSize(sector_bytes) + " (" +
+                                std::to_string(sector_bytes) + " bytes); supported: " + SupportedList());
   }
   SectorShape s;
   s.sector_bytes = sector_bytes;
@@ -137,8 +140,8 @@ SectorShape SectorShape::WithH(unsigned new_h) const {
   }
   std::string choices;
   for (unsigned c : h_choices) choices += (choices.empty() ? "" : ", ") + std::to_string(c);
-  throw std::invalid_argument("h = " + std::to_string(new_h) + " is not allowed for " + Name() + " sectors (choices: " +
-                              choices + ")");
+  throw std::invalid_argument("h = " + std::to_string(new_h) + " is not allowed for " + Name() +
+                              " sectors (choices: " + choices + ")");
 }
 
 std::vector<unsigned> SectorShape::TreeRArities() const {

@@ -22,26 +22,26 @@ enum class MerkleProofKind : uint32_t { kSingle = 0, kSub = 1, kTop = 2 };
 
 struct SectorShape {
   uint64_t sector_bytes = 0;
-  uint64_t nodes = 0;                 // 32-byte nodes
-  unsigned challenge_bit_len = 0;     // cbl = log2(nodes)
+  uint64_t nodes = 0;              // 32-byte nodes
+  unsigned challenge_bit_len = 0;  // cbl = log2(nodes)
   // TreeR: base_levels levels of arity 8 (from the leaves), then one level of
   // sub_arity (if non-zero), then one level of top_arity (if non-zero).
   unsigned base_arity = 8;
   unsigned sub_arity = 0;
   unsigned top_arity = 0;
   unsigned base_levels = 0;
-  unsigned partitions = 0;            // P
-  unsigned partition_bit_len = 0;     // pbl = log2(P)
-  unsigned challenge_count = 0;       // CC, per partition
-  unsigned apex_leaf_count = 0;       // A
-  unsigned apex_bit_len = 0;          // abl = log2(A)
-  unsigned challenge_random_bits = 0; // rb = cbl - pbl
-  unsigned challenges_per_digest = 0; // cpd = floor(254 / rb)
-  unsigned digests_per_partition = 0; // dpp = ceil(CC / cpd)
-  unsigned apex_levels = 0;           // L = cbl - pbl - abl (TreeD levels from a leaf to its apex leaf)
-  std::array<unsigned, 6> h_choices{}; // hs
-  unsigned h = 0;                     // the h in use (default: hs[3] for large sectors, 1 for small)
-  unsigned h_select = 0;              // 1 << (index of the first entry of hs equal to h)
+  unsigned partitions = 0;              // P
+  unsigned partition_bit_len = 0;       // pbl = log2(P)
+  unsigned challenge_count = 0;         // CC, per partition
+  unsigned apex_leaf_count = 0;         // A
+  unsigned apex_bit_len = 0;            // abl = log2(A)
+  unsigned challenge_random_bits = 0;   // rb = cbl - pbl
+  unsigned challenges_per_digest = 0;   // cpd = floor(254 / rb)
+  unsigned digests_per_partition = 0;   // dpp = ceil(CC / cpd)
+  unsigned apex_levels = 0;             // L = cbl - pbl - abl (TreeD levels from a leaf to its apex leaf)
+  std::array<unsigned, 6> h_choices{};  // hs
+  unsigned h = 0;                       // the h in use (default: hs[3] for large sectors, 1 for small)
+  unsigned h_select = 0;                // 1 << (index of the first entry of hs equal to h)
 
   // Throws std::invalid_argument for unsupported sizes.
   static SectorShape FromSectorSize(uint64_t sector_bytes);

@@ -42,7 +42,7 @@ struct ChallengeProof {
 
 struct PartitionProof {
   Domain comm_c{};
-  std::vector<Domain> apex_leafs;               // A TreeD nodes of the row with P*A nodes
+  std::vector<Domain> apex_leafs;                // A TreeD nodes of the row with P*A nodes
   std::vector<ChallengeProof> challenge_proofs;  // CC, in challenge order
 
   bool operator==(const PartitionProof&) const = default;

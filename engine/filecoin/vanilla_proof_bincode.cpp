@@ -47,8 +47,8 @@ struct ProofLayout {
 
 ProofLayout TreeRLayout(const SectorShape& s) {
   return {s.TreeRKind(), s.TreeRArities(),
-          "TreeR " + std::to_string(s.base_arity) + "-" + std::to_string(s.sub_arity) + "-" + std::to_string(s.top_arity) +
-              " of a " + s.Name() + " sector"};
+          "TreeR " + std::to_string(s.base_arity) + "-" + std::to_string(s.sub_arity) + "-" +
+              std::to_string(s.top_arity) + " of a " + s.Name() + " sector"};
 }
 
 ProofLayout TreeDLayout(const SectorShape& s) {
@@ -111,8 +111,7 @@ class Writer {
         Path(p.path, levels - 2, levels - 1);
         Path(p.path, levels - 1, levels);
         break;
-      default:
-        throw std::invalid_argument(std::string(name) + ": unknown proof kind");
+      default: throw std::invalid_argument(std::string(name) + ": unknown proof kind");
     }
     Dom(p.root);
     Dom(p.leaf);
@@ -174,7 +173,8 @@ class Reader {
   void Path(const Field& f, const std::vector<unsigned>& arities, size_t begin, size_t end,
             const std::string& description, std::vector<PathElement>& out) {
     Field path_field{&f, "path"};
-    Length(path_field, end - begin, std::to_string(end - begin) + " levels in this part of a " + description + " proof");
+    Length(path_field, end - begin,
+           std::to_string(end - begin) + " levels in this part of a " + description + " proof");
     for (size_t i = begin; i < end; ++i) {
       Field elem{&f, "path", int64_t(i - begin)};
       PathElement e;
@@ -187,7 +187,8 @@ class Reader {
       size_t at = pos_;
       e.index = Le(index, 8);
       if (e.index >= arity) {
-        Fail(index, at, "value " + std::to_string(e.index) + " out of range for an arity-" + std::to_string(arity) + " level");
+        Fail(index, at,
+             "value " + std::to_string(e.index) + " out of range for an arity-" + std::to_string(arity) + " level");
       }
       out.push_back(std::move(e));
     }
@@ -272,7 +273,8 @@ PartitionProof ReadPartitionProof(std::span<const uint8_t> bytes, const SectorSh
   Field apex{nullptr, "apex_leafs"};
   r.Length(apex, shape.apex_leaf_count, "apex leaf count of a " + shape.Name() + " sector");
   p.apex_leafs.resize(shape.apex_leaf_count);
-  for (unsigned i = 0; i < shape.apex_leaf_count; ++i) p.apex_leafs[i] = r.Dom(Field{nullptr, "apex_leafs", int64_t(i)});
+  for (unsigned i = 0; i < shape.apex_leaf_count; ++i)
+    p.apex_leafs[i] = r.Dom(Field{nullptr, "apex_leafs", int64_t(i)});
 
   Field challenges{nullptr, "challenge_proofs"};
   r.Length(challenges, shape.challenge_count, "challenges per partition of a " + shape.Name() + " sector");

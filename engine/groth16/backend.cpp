@@ -46,7 +46,8 @@ void CheckProvingKeyShape(const ProvingKey& pk) {
     Fail("key densities cover " + N(pk.a_density.size()) + "/" + N(pk.b_density.size()) + " variables, the key has " +
          N(n) + " (ic + l); a key read from a file needs its circuit's densities");
   }
-  if (pk.a.size() != pk.a_density.Count()) Fail("a has " + N(pk.a.size()) + " points, a_density " + N(pk.a_density.Count()));
+  if (pk.a.size() != pk.a_density.Count())
+    Fail("a has " + N(pk.a.size()) + " points, a_density " + N(pk.a_density.Count()));
   if (pk.b_g1.size() != pk.b_density.Count() || pk.b_g2.size() != pk.b_density.Count()) {
     Fail("b_g1/b_g2 have " + N(pk.b_g1.size()) + "/" + N(pk.b_g2.size()) + " points, b_density " +
          N(pk.b_density.Count()));

@@ -107,7 +107,7 @@ void CheckProvingKeyShape(const ProvingKey& pk);
 //   A = alpha_g1 + a_sum + r delta_g1
 //   B = beta_g2 + b2_sum + s delta_g2
 //   C = s a_sum + r b1_sum + r s delta_g1 + s alpha_g1 + r beta_g1 + h_sum + l_sum
-Proof AssembleProof(const VerifyingKey& vk, const PendingProof& sums, const ec::G2Jacobian& b2_sum,
-                            const ff::Fr& r, const ff::Fr& s);
+Proof AssembleProof(const VerifyingKey& vk, const PendingProof& sums, const ec::G2Jacobian& b2_sum, const ff::Fr& r,
+                    const ff::Fr& s);
 
 }  // namespace cuzk::groth16

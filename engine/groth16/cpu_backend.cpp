@@ -19,7 +19,7 @@ std::vector<PendingProof> CpuBackend::ProveStart(const ProvingKey& pk, std::span
 PendingProof CpuBackend::StartOne(const ProvingKey& pk, ProverInput& in) {
   const msm::MsmOptions mo{.threads = options_.threads};
   EvaluateWitnessOnly(pk, in, options_.threads);  // witness-only: a/b/c on the host (the reference)
-  in.OwnAbc();  // the NTTs run in place on vectors
+  in.OwnAbc();                                    // the NTTs run in place on vectors
   std::vector<Fr> h = ComputeHScalars(pk.h_form, in.abc.a, in.abc.b, in.abc.c, options_.threads);
   in.ReleaseAbc();  // a/b/c are spent; free them before the MSMs
   PendingProof p;

@@ -36,8 +36,8 @@ uint64_t SnarkjsRootExponent() {
     // Bit i of k: after removing the bits found so far, target * w^-k has order
     // dividing 2^(32-i); its 2^(31-i)-th power is 1 exactly when bit i is 0.
     uint64_t k = 0;
-    Fr rest = target;      // target * w^-k
-    Fr w_inv_2i = w_inv;   // w^-(2^i)
+    Fr rest = target;     // target * w^-k
+    Fr w_inv_2i = w_inv;  // w^-(2^i)
     for (unsigned i = 0; i < 32; ++i) {
       Fr t = rest;
       for (unsigned j = 0; j < 31 - i; ++j) t = t.Square();
@@ -57,8 +57,8 @@ namespace {
 
 unsigned CheckedLog2(size_t m, size_t b, size_t c) {
   if (m == 0 || !std::has_single_bit(m) || b != m || c != m) {
-    throw std::invalid_argument("ComputeHScalars: a, b, c must have one power-of-two length (got " +
-                                std::to_string(m) + ", " + std::to_string(b) + ", " + std::to_string(c) + ")");
+    throw std::invalid_argument("ComputeHScalars: a, b, c must have one power-of-two length (got " + std::to_string(m) +
+                                ", " + std::to_string(b) + ", " + std::to_string(c) + ")");
   }
   return unsigned(std::countr_zero(m));
 }
@@ -68,7 +68,7 @@ std::vector<Fr> SnarkjsOddCosetH(std::vector<Fr>& a, std::vector<Fr>& b, std::ve
                                  unsigned threads) {
   const size_t m = a.size();
   const uint64_t k = SnarkjsRootExponent() & (m - 1);  // k mod m (odd)
-  const Fr g = RootOf(kSnarkjsNonResidue, log_m + 1);   // w'_2m
+  const Fr g = RootOf(kSnarkjsNonResidue, log_m + 1);  // w'_2m
   const poly::NttOptions opts{threads};
   std::vector<Fr> scratch(m);
   for (std::vector<Fr>* v : {&a, &b, &c}) {

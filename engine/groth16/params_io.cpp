@@ -171,8 +171,8 @@ class Reader {
   std::span<const uint8_t> Take(size_t n, const std::string& section, const std::string& what) {
     if (remaining() < n) {
       Fail(section, std::nullopt,
-           "file truncated: " + what + " needs " + N(n) + " bytes at offset " + N(pos_) + ", only " +
-               N(remaining()) + " remain (file is " + N(data_.size()) + " bytes)");
+           "file truncated: " + what + " needs " + N(n) + " bytes at offset " + N(pos_) + ", only " + N(remaining()) +
+               " remain (file is " + N(data_.size()) + " bytes)");
     }
     auto s = data_.subspan(pos_, n);
     pos_ += n;
@@ -276,14 +276,15 @@ ProvingKey ParseParams(std::span<const uint8_t> bytes, const std::string& name, 
       "h", e ? std::optional(e->h) : std::nullopt, big, o.threads, g1, [&](uint64_t n) {
         if (!std::has_single_bit(n + 1)) rd.Fail("h", std::nullopt, N(n) + " points: m - 1 for no power of two m");
       });
-  pk.l = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>("l", e ? std::optional(e->l) : std::nullopt, big,
-                                                            o.threads, g1);
+  pk.l = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>("l", e ? std::optional(e->l) : std::nullopt, big, o.threads,
+                                                            g1);
   const uint64_t vars = ic + pk.l.size();
   pk.a = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>(
       "a", e ? std::optional(e->a) : std::nullopt, big, o.threads, g1, [&](uint64_t n) {
         // Every input is A-dense (its appended row); no more than all variables.
         if (n < ic || n > vars) {
-          rd.Fail("a", std::nullopt, N(n) + " points, outside [" + N(ic) + ", " + N(vars) + "] (inputs, all variables)");
+          rd.Fail("a", std::nullopt,
+                  N(n) + " points, outside [" + N(ic) + ", " + N(vars) + "] (inputs, all variables)");
         }
       });
   pk.b_g1 = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>(
@@ -293,8 +294,8 @@ ProvingKey ParseParams(std::span<const uint8_t> bytes, const std::string& name, 
   pk.b_g2 = rd.Section<ec::G2Affine, ec::kG2UncompressedBytes>("b_g2", pk.b_g1.size(), big, o.threads, g2, nullptr,
                                                                "section b_g1 has");
   if (rd.remaining()) {
-    rd.Fail("", std::nullopt, N(rd.remaining()) + " unexpected bytes after section b_g2 (at offset " +
-                                  N(rd.position()) + ")");
+    rd.Fail("", std::nullopt,
+            N(rd.remaining()) + " unexpected bytes after section b_g2 (at offset " + N(rd.position()) + ")");
   }
   return pk;
 }

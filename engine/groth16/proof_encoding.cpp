@@ -33,7 +33,8 @@ std::optional<Proof> DecodeProof(std::span<const uint8_t> bytes, std::string* er
 
 std::optional<std::vector<Proof>> DecodeProofs(std::span<const uint8_t> bytes, std::string* error) {
   if (bytes.empty() || bytes.size() % kProofBytes) {
-    if (error) *error = std::to_string(bytes.size()) + " bytes is not a positive multiple of " + std::to_string(kProofBytes);
+    if (error)
+      *error = std::to_string(bytes.size()) + " bytes is not a positive multiple of " + std::to_string(kProofBytes);
     return std::nullopt;
   }
   std::vector<Proof> out;

@@ -25,7 +25,9 @@ UnsatisfiedWitnessError::UnsatisfiedWitnessError(r1cs::ConstraintFailure f)
 
 void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit) {
   CheckProvingKeyShape(pk);
-  auto fail = [](const std::string& what) { throw std::invalid_argument("proving key does not fit the circuit: " + what); };
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("proving key does not fit the circuit: " + what);
+  };
   if (pk.num_inputs() != circuit.num_inputs) {
     fail("key has " + N(pk.num_inputs()) + " inputs, circuit " + N(circuit.num_inputs) + " (ONE included)");
   }
@@ -62,8 +64,8 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
                                   N(s.c.size()) + " elements for a domain of " + N(m));
     }
     if (!memory.z.empty() && memory.z.size() != z.values.size()) {
-      throw std::invalid_argument("ProveOptions::abc_memory gave " + N(memory.z.size()) + " elements for a witness of " +
-                                  N(z.values.size()));
+      throw std::invalid_argument("ProveOptions::abc_memory gave " + N(memory.z.size()) +
+                                  " elements for a witness of " + N(z.values.size()));
     }
     r1cs::EvaluateAbcInto(circuit, z.values, s, {.threads = options.threads});
     if (options.check_satisfied) {

@@ -55,11 +55,11 @@ enum class HQueryForm { kBellperson, kSnarkjsOddCoset };
 struct ProvingKey {
   VerifyingKey vk;
   HQueryForm h_form = HQueryForm::kBellperson;
-  std::vector<ec::G1Affine> h;     // bellperson: m - 1 points; snarkjs: m points
-  std::vector<ec::G1Affine> l;     // one per aux variable
-  std::vector<ec::G1Affine> a;     // one per set bit of a_density
-  std::vector<ec::G1Affine> b_g1;  // one per set bit of b_density
-  std::vector<ec::G2Affine> b_g2;  // one per set bit of b_density
+  std::vector<ec::G1Affine> h;              // bellperson: m - 1 points; snarkjs: m points
+  std::vector<ec::G1Affine> l;              // one per aux variable
+  std::vector<ec::G1Affine> a;              // one per set bit of a_density
+  std::vector<ec::G1Affine> b_g1;           // one per set bit of b_density
+  std::vector<ec::G2Affine> b_g2;           // one per set bit of b_density
   msm::DensityBitmap a_density, b_density;  // over all variables
 
   uint64_t num_inputs() const { return vk.ic.size(); }  // ONE included

@@ -13,8 +13,7 @@ namespace cuzk::msm {
 class DensityBitmap {
  public:
   DensityBitmap() = default;
-  explicit DensityBitmap(size_t n, bool value = false)
-      : words_((n + 63) / 64, value ? ~uint64_t(0) : 0), size_(n) {
+  explicit DensityBitmap(size_t n, bool value = false) : words_((n + 63) / 64, value ? ~uint64_t(0) : 0), size_(n) {
     if (value && n % 64) words_.back() = (uint64_t(1) << (n % 64)) - 1;
   }
 

@@ -61,10 +61,9 @@ inline constexpr uint64_t kZeroOrModulus[12] = {0,
       "adcq 24(%[t]), %[r3]\n\t"
       "adcq 32(%[t]), %[r4]\n\t"
       "adcq 40(%[t]), %[r5]\n\t"
-      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5),
-        [t] "=&r"(t)
-      : [a] "r"(a), [b] "r"(b), [q] "r"(kZeroOrModulus), "m"(*(const uint64_t(*)[6])a),
-        "m"(*(const uint64_t(*)[6])b), "m"(kZeroOrModulus)
+      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [t] "=&r"(t)
+      : [a] "r"(a), [b] "r"(b), [q] "r"(kZeroOrModulus), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b),
+        "m"(kZeroOrModulus)
       : "cc");
   r[0] = r0, r[1] = r1, r[2] = r2, r[3] = r3, r[4] = r4, r[5] = r5;
 }
@@ -100,10 +99,9 @@ inline constexpr uint64_t kZeroOrModulus[12] = {0,
       "adcq 24(%[t]), %[r3]\n\t"
       "adcq 32(%[t]), %[r4]\n\t"
       "adcq 40(%[t]), %[r5]\n\t"
-      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5),
-        [t] "=&r"(t)
-      : [a] "r"(a), [b] "r"(b), [q] "r"(kZeroOrModulus), "m"(*(const uint64_t(*)[6])a),
-        "m"(*(const uint64_t(*)[6])b), "m"(kZeroOrModulus)
+      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [t] "=&r"(t)
+      : [a] "r"(a), [b] "r"(b), [q] "r"(kZeroOrModulus), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b),
+        "m"(kZeroOrModulus)
       : "cc");
   r[0] = r0, r[1] = r1, r[2] = r2, r[3] = r3, r[4] = r4, r[5] = r5;
 }

@@ -26,8 +26,8 @@ std::vector<Scalar> CanonicalScalars(std::span<const ff::Fr> scalars, unsigned t
 }
 
 // The scalars whose density bit is set, canonical, in order (one per base).
-std::vector<Scalar> DenseCanonicalScalars(std::span<const ff::Fr> scalars, const DensityBitmap& density,
-                                          size_t count, unsigned threads) {
+std::vector<Scalar> DenseCanonicalScalars(std::span<const ff::Fr> scalars, const DensityBitmap& density, size_t count,
+                                          unsigned threads) {
   std::vector<Scalar> out(count);
   const auto& words = density.words();
   // Output offset of each 64-variable word, so that word ranges convert independently.
@@ -76,8 +76,7 @@ ec::JacobianPoint<C> MsmDensity(const char* name, std::span<const ec::AffinePoin
                                 const MsmOptions& options) {
   if (scalars.size() != density.size()) {
     throw std::invalid_argument(std::string(name) + ": " + std::to_string(scalars.size()) +
-                                " scalars but the density bitmap has " + std::to_string(density.size()) +
-                                " variables");
+                                " scalars but the density bitmap has " + std::to_string(density.size()) + " variables");
   }
   size_t count = density.Count();
   if (bases.size() != count) {

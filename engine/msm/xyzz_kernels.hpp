@@ -19,8 +19,8 @@ void XyzzAddAffine(ec::XyzzPoint<C>& acc, const typename C::Field& x, const type
     return;
   }
   Field p, r, pp, ppp, q, t;
-  K::Mul(p, x, acc.zz);  // U2
-  K::Sub(p, p, acc.x);   // P = U2 - X1
+  K::Mul(p, x, acc.zz);   // U2
+  K::Sub(p, p, acc.x);    // P = U2 - X1
   K::Mul(r, y, acc.zzz);  // S2
   K::Sub(r, r, acc.y);    // R = S2 - Y1
   if (p.IsZero()) {

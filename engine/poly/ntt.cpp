@@ -14,8 +14,8 @@
 //   2. row pass: each row gets a length-n2 DIF in place.
 // The result at position (r1, r2) is X[rev(r1) + n1 * rev(r2)], i.e. X in
 // bit-reversed order, so step 3 is the same bit reversal as the direct path.
-// Inverse transforms run the same code with w^-1. Coset and 1/n scalings are folded into the column copy and the row pass
-// instead of costing passes of their own.
+// Inverse transforms run the same code with w^-1. Coset and 1/n scalings are folded into the column copy and the row
+// pass instead of costing passes of their own.
 //
 // Cost in field multiplications (what the time is, ~12 ns each here): the
 // direct path n/2 (k - 2) (twiddle w^0 and the whole last stage are free); the
@@ -117,8 +117,8 @@ struct FourStepShape {
 // Copies columns col0..col0+L-1 into buf (row r at buf[r * L]), applying
 // `pre`: element (r, col0 + c) is input index r * n2 + col0 + c.
 template <size_t L>
-void GatherColumns(const Fr* a, const FourStepShape& shape, size_t col0, const Geometric* pre,
-                   const Fr& pre_row_step, Fr* buf) {
+void GatherColumns(const Fr* a, const FourStepShape& shape, size_t col0, const Geometric* pre, const Fr& pre_row_step,
+                   Fr* buf) {
   if (!pre) {
     for (size_t r = 0; r < shape.rows; ++r) std::copy_n(a + r * shape.cols + col0, L, buf + r * L);
     return;
@@ -154,8 +154,8 @@ void TwiddleColumns(Fr* buf, const FourStepShape& shape, size_t col0, const Fr& 
 
 // Step 1: length-n1 DIF down each column (scaled by `pre` on the way in),
 // then the four-step twiddle, block by block of kColumnLanes columns.
-void ColumnPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Fr& omega,
-                const Geometric* pre, unsigned threads) {
+void ColumnPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Fr& omega, const Geometric* pre,
+                unsigned threads) {
   constexpr size_t L = kColumnLanes;
   const Fr pre_row_step = pre && !pre->ratio_is_one ? pre->ratio.Pow(shape.cols) : Fr::One();
   ParallelGrains(shape.cols / L, 1, threads, [&](GrainCounter& blocks) {
@@ -185,8 +185,7 @@ void PostScaleRow(Fr* row, size_t r, const FourStepShape& shape, const Geometric
 }
 
 // Step 2: length-n2 DIF along each row, in place, then `post`.
-void RowPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Geometric* post,
-             unsigned threads) {
+void RowPass(Fr* a, const FourStepShape& shape, const TwiddleLevels& tw, const Geometric* post, unsigned threads) {
   const Fr post_col_step = post && !post->ratio_is_one ? post->ratio.Pow(shape.rows) : Fr::One();
   ParallelGrains(shape.rows, 1, threads, [&](GrainCounter& rows) {
     for (size_t r; rows.Next(r);) {
@@ -222,8 +221,8 @@ void CheckShift(const Fr& shift, const char* fn) {
 
 unsigned CheckSize(size_t n, const char* fn) {
   if (n == 0 || (n & (n - 1)) != 0 || n > (size_t(1) << kMaxLogSize)) {
-    throw std::invalid_argument(std::string(fn) + ": size " + std::to_string(n) +
-                                " is not a power of two in [1, 2^" + std::to_string(kMaxLogSize) + "]");
+    throw std::invalid_argument(std::string(fn) + ": size " + std::to_string(n) + " is not a power of two in [1, 2^" +
+                                std::to_string(kMaxLogSize) + "]");
   }
   return unsigned(__builtin_ctzll(n));
 }
@@ -244,8 +243,7 @@ void ScaleGeometric(std::span<Fr> a, const Geometric& g, unsigned threads) {
   });
 }
 
-void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const Geometric* post,
-               unsigned threads) {
+void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const Geometric* post, unsigned threads) {
   const unsigned log_n = unsigned(__builtin_ctzll(a.size()));
   if (log_n <= kDirectMaxLog) {
     DirectTransform(a, log_n, direction, pre, post);

@@ -69,8 +69,8 @@ inline Fr AddFr(const Fr& x, const Fr& y) {
       "cmovncq %[d1], %[s1]\n\t"
       "cmovncq %[d2], %[s2]\n\t"
       "cmovncq %[d3], %[s3]"
-      : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [d0] "=&r"(d0), [d1] "=&r"(d1),
-        [d2] "=&r"(d2), [d3] "=&r"(d3)
+      : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [d0] "=&r"(d0), [d1] "=&r"(d1), [d2] "=&r"(d2),
+        [d3] "=&r"(d3)
       : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3]), [p0] "m"(p[0]), [p1] "m"(p[1]),
         [p2] "m"(p[2]), [p3] "m"(p[3])
       : "cc");
@@ -99,8 +99,8 @@ inline Fr SubFr(const Fr& x, const Fr& y) {
       "adcq %[t1], %[d1]\n\t"
       "adcq %[t2], %[d2]\n\t"
       "adcq %[t3], %[d3]"
-      : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [t0] "=&r"(t0), [t1] "=&r"(t1),
-        [t2] "=&r"(t2), [t3] "=&r"(t3)
+      : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+        [t3] "=&r"(t3)
       : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3]), [p0] "m"(p[0]), [p1] "m"(p[1]),
         [p2] "m"(p[2]), [p3] "m"(p[3])
       : "cc");
@@ -195,8 +195,7 @@ struct Geometric {
 // The core transform: a <- DFT_w(pre ⊙ a) ⊙ post, natural order in and out,
 // w = FrRootOfUnity(log n) (its inverse for kInverse). pre/post may be null.
 // a.size() must already be checked.
-void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const Geometric* post,
-               unsigned threads);
+void Transform(std::span<Fr> a, Direction direction, const Geometric* pre, const Geometric* post, unsigned threads);
 
 // In-place bit-reversal permutation of 2^log_n elements.
 void BitReverseInPlace(Fr* a, unsigned log_n, unsigned threads);

@@ -12,7 +12,7 @@
 namespace cuzk::r1cs {
 
 struct Assignment {
-  uint64_t num_inputs = 0;    // includes ONE
+  uint64_t num_inputs = 0;     // includes ONE
   std::vector<ff::Fr> values;  // num_inputs + num_aux
 
   uint64_t num_aux() const { return values.size() - num_inputs; }

@@ -100,9 +100,7 @@ size_t CompactMatrix::Bytes() const {
          escape_positions.size() * sizeof(uint32_t) + escape_values.size() * sizeof(Fr);
 }
 
-size_t CompactCircuit::Bytes() const {
-  return coefficients.size() * sizeof(Fr) + a.Bytes() + b.Bytes() + c.Bytes();
-}
+size_t CompactCircuit::Bytes() const { return coefficients.size() * sizeof(Fr) + a.Bytes() + b.Bytes() + c.Bytes(); }
 
 CompactCircuit Compact(const CompiledCircuit& circuit, const CompactOptions& options) {
   if (options.max_table < 2 || options.max_table > kMaxCoefficientTable) {

@@ -36,11 +36,11 @@ inline constexpr uint16_t kEscapeCode = 0xffff;
 inline constexpr size_t kMaxCoefficientTable = kEscapeCode;  // codes 0 .. 0xfffe
 
 struct CompactMatrix {
-  std::vector<uint32_t> row_offsets{0};   // rows + 1
-  std::vector<uint32_t> columns;          // variable indices, as in the host CSR
-  std::vector<uint16_t> codes;            // per nonzero: index into CompactCircuit::coefficients, or kEscapeCode
-  std::vector<uint32_t> escape_positions; // nonzero indices k with codes[k] == kEscapeCode, ascending
-  std::vector<ff::Fr> escape_values;      // their coefficients, same order
+  std::vector<uint32_t> row_offsets{0};    // rows + 1
+  std::vector<uint32_t> columns;           // variable indices, as in the host CSR
+  std::vector<uint16_t> codes;             // per nonzero: index into CompactCircuit::coefficients, or kEscapeCode
+  std::vector<uint32_t> escape_positions;  // nonzero indices k with codes[k] == kEscapeCode, ascending
+  std::vector<ff::Fr> escape_values;       // their coefficients, same order
 
   size_t rows() const { return row_offsets.size() - 1; }
   size_t nonzeros() const { return columns.size(); }

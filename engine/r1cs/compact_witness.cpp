@@ -50,7 +50,8 @@ CompactWitness CompactWitnessOf(std::span<const Fr> z, unsigned threads) {
     w.chunk_others[ch] = uint32_t(total);
     total += c;
     if (total > UINT32_MAX) {
-      throw std::length_error("CompactWitnessOf: " + std::to_string(total) + "+ values other than 0 and 1; ranks are 32-bit");
+      throw std::length_error("CompactWitnessOf: " + std::to_string(total) +
+                              "+ values other than 0 and 1; ranks are 32-bit");
     }
   }
   // Pass 2: the other values, each chunk from its base.

@@ -43,7 +43,8 @@ CompactWitness CompactWitnessOf(std::span<const ff::Fr> z, unsigned threads = 0)
 
 // Class of variable v.
 inline WitnessClass ClassOf(const CompactWitness& w, uint64_t v) {
-  return WitnessClass((w.classes[v / CompactWitness::kVariablesPerWord] >> (2 * (v % CompactWitness::kVariablesPerWord))) & 3u);
+  return WitnessClass(
+      (w.classes[v / CompactWitness::kVariablesPerWord] >> (2 * (v % CompactWitness::kVariablesPerWord))) & 3u);
 }
 
 // z back on the host, sequentially (the reference for the GPU expansion).

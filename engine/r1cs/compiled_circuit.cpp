@@ -35,8 +35,8 @@ void ValidateMatrix(const CsrMatrix& m, const char* name, uint64_t rows, uint64_
   }
   for (size_t k = 0; k < m.columns.size(); ++k) {
     if (m.columns[k] >= num_variables) {
-      fail("entry " + std::to_string(k) + " has column " + std::to_string(m.columns[k]) + " >= " +
-           std::to_string(num_variables) + " variables");
+      fail("entry " + std::to_string(k) + " has column " + std::to_string(m.columns[k]) +
+           " >= " + std::to_string(num_variables) + " variables");
     }
     if (m.values[k].IsZero()) fail("entry " + std::to_string(k) + " has a zero coefficient");
   }

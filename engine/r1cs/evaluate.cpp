@@ -39,8 +39,8 @@ void EvaluateAbcInto(const CompiledCircuit& circuit, std::span<const Fr> z, AbcS
   const uint64_t len = out.a.size();
   if (out.b.size() != len || out.c.size() != len || len < rows) {
     throw std::invalid_argument("EvaluateAbcInto: a/b/c spans of " + std::to_string(out.a.size()) + "/" +
-                                std::to_string(out.b.size()) + "/" + std::to_string(out.c.size()) +
-                                " elements for " + std::to_string(rows) + " rows");
+                                std::to_string(out.b.size()) + "/" + std::to_string(out.c.size()) + " elements for " +
+                                std::to_string(rows) + " rows");
   }
   out.rows = rows;
   const Fr* zp = z.data();
@@ -57,7 +57,8 @@ void EvaluateAbcInto(const CompiledCircuit& circuit, std::span<const Fr> z, AbcS
   // fill would add ~0.1 s to every synthesis).
   const size_t pad = len - rows;
   util::ParallelForChunks(pad, Chunks(pad, options.threads), [&](size_t begin, size_t end, size_t) {
-    for (auto* side : {&out.a, &out.b, &out.c}) std::fill(side->begin() + rows + begin, side->begin() + rows + end, Fr::Zero());
+    for (auto* side : {&out.a, &out.b, &out.c})
+      std::fill(side->begin() + rows + begin, side->begin() + rows + end, Fr::Zero());
   });
 }
 
@@ -100,8 +101,7 @@ std::optional<ConstraintFailure> FindFirst(const CompiledCircuit& circuit, uint6
 
 // The first failing row of evaluated sides, wherever they live (vectors or caller memory).
 std::optional<ConstraintFailure> FirstUnsatisfiedSides(const CompiledCircuit& circuit, std::span<const Fr> a,
-                                                       std::span<const Fr> b, std::span<const Fr> c,
-                                                       unsigned threads) {
+                                                       std::span<const Fr> b, std::span<const Fr> c, unsigned threads) {
   const uint64_t rows = circuit.num_prover_rows();
   if (a.size() < rows || b.size() < rows || c.size() < rows) {
     throw std::invalid_argument("FirstUnsatisfied: a/b/c shorter than the circuit's rows");
@@ -133,8 +133,7 @@ std::optional<ConstraintFailure> FirstUnsatisfied(const CompiledCircuit& circuit
   });
 }
 
-bool IsSatisfied(const CompiledCircuit& circuit, std::span<const Fr> z, ConstraintFailure* failure,
-                 unsigned threads) {
+bool IsSatisfied(const CompiledCircuit& circuit, std::span<const Fr> z, ConstraintFailure* failure, unsigned threads) {
   auto f = FirstUnsatisfied(circuit, z, threads);
   if (f && failure) *failure = *f;
   return !f;

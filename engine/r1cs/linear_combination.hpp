@@ -45,9 +45,7 @@ class Variable {
   constexpr uint64_t index() const { return raw_ & ~kAuxBit; }
   constexpr uint64_t raw() const { return raw_; }
   // "input 3" / "aux 17", for messages.
-  std::string ToString() const {
-    return (is_input() ? "input " : "aux ") + std::to_string(index());
-  }
+  std::string ToString() const { return (is_input() ? "input " : "aux ") + std::to_string(index()); }
 
   constexpr auto operator<=>(const Variable&) const = default;
 
@@ -70,7 +68,7 @@ class LinearCombination {
   LinearCombination() = default;
   // The LC "1 * v" (implicit so that a Variable can be passed where an LC is expected).
   LinearCombination(Variable v) { terms_.push_back({v, ff::Fr::One()}); }  // NOLINT
-  LinearCombination(const Term& t) { Add(t.var, t.coeff); }                 // NOLINT
+  LinearCombination(const Term& t) { Add(t.var, t.coeff); }                // NOLINT
 
   static LinearCombination Zero() { return {}; }
   // c * ONE.

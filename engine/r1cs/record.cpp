@@ -10,7 +10,8 @@ void RecordingCS::AppendRow(CsrMatrix& m, const LinearCombination& lc) {
       }
       m.columns.push_back(uint32_t(t.var.index()));
     } else {
-      if (t.var.index() >= num_aux_) throw SynthesisError("RecordingCS: constraint uses unallocated " + t.var.ToString());
+      if (t.var.index() >= num_aux_)
+        throw SynthesisError("RecordingCS: constraint uses unallocated " + t.var.ToString());
       m.columns.push_back(uint32_t(t.var.index()) | kAuxTag);
     }
     m.values.push_back(t.coeff);

@@ -97,9 +97,9 @@ class WitnessCS {
   }
 
  private:
-  uint64_t offset_;                // where aux 0 lives in values_
-  std::vector<ff::Fr> values_;     // [0, offset_) placeholder for inputs, then aux
-  std::vector<ff::Fr> inputs_;     // ONE first
+  uint64_t offset_;             // where aux 0 lives in values_
+  std::vector<ff::Fr> values_;  // [0, offset_) placeholder for inputs, then aux
+  std::vector<ff::Fr> inputs_;  // ONE first
   uint64_t num_constraints_ = 0;
 };
 

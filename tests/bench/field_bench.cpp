@@ -220,8 +220,8 @@ void BM_G1BatchDecodeUncompressed(benchmark::State& state) {
   auto pool = AffinePool<G1Jacobian>();
   std::vector<uint8_t> bytes(n * cuzk::ec::kG1UncompressedBytes);
   for (size_t i = 0; i < n; ++i) {
-    cuzk::ec::EncodeUncompressed(
-        pool[i % kPool], std::span<uint8_t, cuzk::ec::kG1UncompressedBytes>(bytes.data() + i * 96, 96));
+    cuzk::ec::EncodeUncompressed(pool[i % kPool],
+                                 std::span<uint8_t, cuzk::ec::kG1UncompressedBytes>(bytes.data() + i * 96, 96));
   }
   std::vector<G1Affine> out(n);
   for (auto _ : state) {

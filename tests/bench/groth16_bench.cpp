@@ -121,7 +121,8 @@ void BM_Prove(benchmark::State& state) {
   Counters(state, k);
 }
 
-#define SIZES ->Arg(12)->Arg(14)->Arg(16)->Arg(18)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()
+#define SIZES \
+  ->Arg(12)->Arg(14)->Arg(16)->Arg(18)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()
 BENCHMARK(BM_Record) SIZES;
 BENCHMARK(BM_Check) SIZES;
 BENCHMARK(BM_Witness) SIZES;

@@ -60,9 +60,11 @@ TEST(DaemonConfig, SizesAndDurations) {
   EXPECT_EQ(ParseDuration("5m", "k").count(), 300'000);
   EXPECT_EQ(ParseDuration("1500ms", "k").count(), 1500);
   EXPECT_EQ(ParseDuration("2h", "k").count(), 7'200'000);
-  for (const char* bad : {"5", "5 m", "5min", "1.5s", "s", "-3s"}) EXPECT_THROW(ParseDuration(bad, "k"), ConfigError) << bad;
+  for (const char* bad : {"5", "5 m", "5min", "1.5s", "s", "-3s"})
+    EXPECT_THROW(ParseDuration(bad, "k"), ConfigError) << bad;
 
-  const Config c = ParseConfig("[memory]\ntotal_budget = \"64GiB\"\nsafety_margin = 1024\n[daemon]\nshutdown_grace = \"2m\"\n", "t");
+  const Config c =
+      ParseConfig("[memory]\ntotal_budget = \"64GiB\"\nsafety_margin = 1024\n[daemon]\nshutdown_grace = \"2m\"\n", "t");
   EXPECT_EQ(c.memory.total_budget, std::optional<uint64_t>(64ull << 30));
   EXPECT_EQ(c.memory.safety_margin, 1024u);
   EXPECT_EQ(c.daemon.shutdown_grace.count(), 120'000);

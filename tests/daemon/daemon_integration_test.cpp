@@ -74,8 +74,8 @@ void ExpectInvalid(v1::ProvingEngine::Stub& stub, const v1::SubmitProofRequest& 
   v1::SubmitProofResponse resp;
   const grpc::Status s = Submit(stub, req, &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
-  EXPECT_NE(s.error_message().find(named), std::string::npos) << "message does not name " << named << ": "
-                                                              << s.error_message();
+  EXPECT_NE(s.error_message().find(named), std::string::npos)
+      << "message does not name " << named << ": " << s.error_message();
 }
 
 // The main path and every way a request can be refused, while a valid job
@@ -274,11 +274,13 @@ TEST(DaemonIntegration, CancelQueuedAndRunningJobsAndPriorityOrder) {
   EXPECT_TRUE(stub->EvictSRS(Ctx().get(), evict, &evict_resp).ok());
 
   // After job_retention the finished jobs are pruned, and their request_ids are free again.
-  EXPECT_TRUE(WaitFor([&] {
-    grpc::Status s;
-    Await(*stub, b, 1, &s);
-    return s.error_code() == grpc::StatusCode::NOT_FOUND;
-  }, seconds(10)));
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        grpc::Status s;
+        Await(*stub, b, 1, &s);
+        return s.error_code() == grpc::StatusCode::NOT_FOUND;
+      },
+      seconds(10)));
   EXPECT_EQ(d.Signal(SIGTERM), 0) << d.Log();
 }
 
@@ -327,7 +329,7 @@ TEST(DaemonIntegration, StaleSocketIsReplacedAndModeIs0660) {
   ASSERT_TRUE(std::filesystem::exists(path));
   {
     DaemonProcess d("[daemon]\nlisten = \"unix://" + path + "\"\n", /*with_defaults=*/false);
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(stat(path.c_str(), &st), 0);
     EXPECT_TRUE(S_ISSOCK(st.st_mode));
     EXPECT_EQ(st.st_mode & 0777, 0660u);
@@ -362,8 +364,12 @@ TEST(DaemonIntegration, BadConfigIsRefusedAtStartNamingTheKey) {
 TEST(DaemonIntegration, StatusEndpointServesJsonAndSurvivesMalformedRequests) {
   DaemonProcess d("");
   ASSERT_GT(d.status_port(), 0);
-  const std::vector<std::string> bad_requests = {"garbage\r\n\r\n", "GET\r\n\r\n", "GET /status HTTP/9\r\n\r\n",
-                                                std::string(20000, 'x'), "POST /status HTTP/1.1\r\n\r\n", ""};
+  const std::vector<std::string> bad_requests = {"garbage\r\n\r\n",
+                                                 "GET\r\n\r\n",
+                                                 "GET /status HTTP/9\r\n\r\n",
+                                                 std::string(20000, 'x'),
+                                                 "POST /status HTTP/1.1\r\n\r\n",
+                                                 ""};
   for (const std::string& bad : bad_requests) {
     const std::string r = HttpRequest(d.status_port(), bad);
     EXPECT_TRUE(r.empty() || r.rfind("HTTP/1.1 4", 0) == 0) << r.substr(0, 80);

@@ -41,8 +41,8 @@ int FreePort() {
 
 TEST(DaemonLimits, ASecondDaemonOnTheSameTcpPortFailsToStart) {
   const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
-  const std::string toml = "[daemon]\nlisten = \"" + listen + "\"\nstatus_listen = \"\"\n[srs]\nparam_cache = \"" +
-                           ParamCache() + "\"\n";
+  const std::string toml =
+      "[daemon]\nlisten = \"" + listen + "\"\nstatus_listen = \"\"\n[srs]\nparam_cache = \"" + ParamCache() + "\"\n";
   DaemonProcess first(toml, /*with_defaults=*/false);
   const auto [code, log] = RunDaemonExpectingExit(toml, seconds(60));
   EXPECT_EQ(code, 1) << log;

@@ -117,22 +117,26 @@ std::string Report(DaemonProcess& d) { return "daemon " + d.State() + "; its log
 
 void PrintScheduler(const char* when, const json& st) {
   const json& s = st.at("scheduler");
-  std::printf("%s: reserved_bytes %llu, peak_reserved_bytes %llu, budget_bytes %llu, active jobs %zu, synthesis "
-              "active %d, counters %s\n",
-              when, (unsigned long long)ReservedBytes(st),
-              (unsigned long long)s.at("memory").at("peak_reserved_bytes").get<uint64_t>(),
-              (unsigned long long)s.at("memory").at("budget_bytes").get<uint64_t>(), s.at("pipelines").size(),
-              s.at("synthesis").at("active").get<int>(), s.at("counters").dump().c_str());
+  std::printf(
+      "%s: reserved_bytes %llu, peak_reserved_bytes %llu, budget_bytes %llu, active jobs %zu, synthesis "
+      "active %d, counters %s\n",
+      when, (unsigned long long)ReservedBytes(st),
+      (unsigned long long)s.at("memory").at("peak_reserved_bytes").get<uint64_t>(),
+      (unsigned long long)s.at("memory").at("budget_bytes").get<uint64_t>(), s.at("pipelines").size(),
+      s.at("synthesis").at("active").get<int>(), s.at("counters").dump().c_str());
   std::fflush(stdout);
 }
 
 // Polls /status until the scheduler holds nothing (30 s at most), printing
 // its section; *after is the last status seen.
 ::testing::AssertionResult WaitIdle(DaemonProcess& d, json* after) {
-  if (!PollStatus(d.status_port(), [&](const json& st) {
-        *after = st;
-        return PipelineIdle(st);
-      }, seconds(30)))
+  if (!PollStatus(
+          d.status_port(),
+          [&](const json& st) {
+            *after = st;
+            return PipelineIdle(st);
+          },
+          seconds(30)))
     return ::testing::AssertionFailure() << "not idle after 30 s: " << after->at("scheduler").dump(2);
   PrintScheduler("after", *after);
   return ::testing::AssertionSuccess();
@@ -166,10 +170,15 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
   const auto t0 = Clock::now();
   std::vector<std::string> ids = {MustSubmit(*stub, FixtureSnapRequest("c1"))};
   json first;
-  ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
-    first = st;
-    return ReservedBytes(st) > 0;
-  }, seconds(30))) << first.dump(2) << "\n" << Report(d);
+  ASSERT_TRUE(PollStatus(
+      d.status_port(),
+      [&](const json& st) {
+        first = st;
+        return ReservedBytes(st) > 0;
+      },
+      seconds(30)))
+      << first.dump(2) << "\n"
+      << Report(d);
   const uint64_t one_partition = ReservedBytes(first);
   ids.push_back(MustSubmit(*stub, FixtureSnapRequest("c2")));
   ids.push_back(MustSubmit(*stub, FixtureSnapRequest("c3")));
@@ -187,18 +196,22 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
   size_t most_active_jobs = 0;
   int most_synthesizing = 0;
   uint64_t most_reserved = 0;
-  PollStatus(d.status_port(), [&](const json&) {
-    return std::any_of(waits.begin(), waits.end(),
-                       [](auto& w) { return w.wait_for(seconds(0)) == std::future_status::ready; });
-  }, seconds(600), [&](const json& st) {
-    most_active_jobs = std::max(most_active_jobs, st.at("scheduler").at("pipelines").size());
-    most_synthesizing = std::max(most_synthesizing, st.at("scheduler").at("synthesis").at("active").get<int>());
-    most_reserved = std::max(most_reserved, ReservedBytes(st));
-  });
+  PollStatus(
+      d.status_port(),
+      [&](const json&) {
+        return std::any_of(waits.begin(), waits.end(),
+                           [](auto& w) { return w.wait_for(seconds(0)) == std::future_status::ready; });
+      },
+      seconds(600),
+      [&](const json& st) {
+        most_active_jobs = std::max(most_active_jobs, st.at("scheduler").at("pipelines").size());
+        most_synthesizing = std::max(most_synthesizing, st.at("scheduler").at("synthesis").at("active").get<int>());
+        most_reserved = std::max(most_reserved, ReservedBytes(st));
+      });
   for (size_t i = 0; i < ids.size(); ++i) {
     const v1::AwaitProofResponse r = waits[i].get();
-    ASSERT_EQ(r.status(), v1::AwaitProofResponse::COMPLETED)
-        << ids[i] << ": " << r.error_message() << "\n" << Report(d);
+    ASSERT_EQ(r.status(), v1::AwaitProofResponse::COMPLETED) << ids[i] << ": " << r.error_message() << "\n"
+                                                             << Report(d);
     EXPECT_EQ(r.proof().size(), 192u);
     EXPECT_TRUE(VerifyFixtureProof(r.proof())) << ids[i];
     std::printf("%s: completed, proof verifies; total %llu ms (queue %llu, synthesis %llu, prove %llu)\n",
@@ -213,10 +226,11 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
   const json& s = after.at("scheduler");
   const uint64_t peak = s.at("memory").at("peak_reserved_bytes").get<uint64_t>();
   const int most_synthesizing_logged = MostSynthesizingPerTimeline(d.Log());
-  std::printf("3 jobs: %.1f s wall; one partition reserves %llu bytes, peak %llu (%.2fx); at once: %d partitions "
-              "synthesizing (timeline), sampled by /status: %zu jobs active, %d synthesizing, %llu bytes reserved\n",
-              wall_s, (unsigned long long)one_partition, (unsigned long long)peak, double(peak) / double(one_partition),
-              most_synthesizing_logged, most_active_jobs, most_synthesizing, (unsigned long long)most_reserved);
+  std::printf(
+      "3 jobs: %.1f s wall; one partition reserves %llu bytes, peak %llu (%.2fx); at once: %d partitions "
+      "synthesizing (timeline), sampled by /status: %zu jobs active, %d synthesizing, %llu bytes reserved\n",
+      wall_s, (unsigned long long)one_partition, (unsigned long long)peak, double(peak) / double(one_partition),
+      most_synthesizing_logged, most_active_jobs, most_synthesizing, (unsigned long long)most_reserved);
   EXPECT_EQ(ReservedBytes(after), 0u);
   // The three overlapped: synthesized side by side (1 here with
   // synthesis_concurrency = 1), and all three charged to the budget at one
@@ -252,10 +266,15 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
     const json* j = SchedulerJob(st, id);
     return j && j->at("partitions").at(0).at("state") == "synthesizing";
   };
-  ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
-    during = st;
-    return synthesizing(st, doomed) && synthesizing(st, survivor);
-  }, seconds(60))) << during.dump(2) << "\n" << Report(d);
+  ASSERT_TRUE(PollStatus(
+      d.status_port(),
+      [&](const json& st) {
+        during = st;
+        return synthesizing(st, doomed) && synthesizing(st, survivor);
+      },
+      seconds(60)))
+      << during.dump(2) << "\n"
+      << Report(d);
   PrintScheduler("both synthesizing", during);
   const uint64_t reserved_during = ReservedBytes(during);
   // Two reservations of one size (same circuit), neither partly given back yet.
@@ -275,12 +294,17 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
   // partition stays reserved. (The job leaves before its reservation is
   // freed, outside the pipeline's lock: hence one poll for all of it.)
   json released;
-  ASSERT_TRUE(PollStatus(d.status_port(), [&](const json& st) {
-    released = st;
-    const json* tracked = TrackedJob(st, doomed);
-    return !SchedulerJob(st, doomed) && tracked && !tracked->at("stopping").get<bool>() &&
-           st.at("scheduler").at("counters").at("jobs_cancelled") == 1 && ReservedBytes(st) <= reserved_during / 2;
-  }, seconds(120))) << released.dump(2) << "\n" << Report(d);
+  ASSERT_TRUE(PollStatus(
+      d.status_port(),
+      [&](const json& st) {
+        released = st;
+        const json* tracked = TrackedJob(st, doomed);
+        return !SchedulerJob(st, doomed) && tracked && !tracked->at("stopping").get<bool>() &&
+               st.at("scheduler").at("counters").at("jobs_cancelled") == 1 && ReservedBytes(st) <= reserved_during / 2;
+      },
+      seconds(120)))
+      << released.dump(2) << "\n"
+      << Report(d);
   const double release_s = std::chrono::duration<double>(Clock::now() - t_cancel).count();
   PrintScheduler("doomed released", released);
   EXPECT_EQ(TrackedJob(released, doomed)->at("state"), "cancelled");

@@ -150,7 +150,7 @@ TEST(JobTracker, CancelQueuedAndRunning) {
   EXPECT_EQ(runner.cancelled.count(r), 1u);  // the runner was told at once
   JobView v = t.Await(r, std::nullopt);
   EXPECT_EQ(v.state, JobState::kCancelled);
-  EXPECT_TRUE(v.stopping);  // the runner has not let go yet
+  EXPECT_TRUE(v.stopping);          // the runner has not let go yet
   t.OnJobFinished(r, Completed());  // it finished its stage anyway: the cancellation stands
   v = t.Await(r, std::nullopt);
   EXPECT_EQ(v.state, JobState::kCancelled);
@@ -172,7 +172,7 @@ TEST(JobTracker, FinishedJobsArePrunedAfterRetentionAndTheirRequestIdsFreed) {
   while (t.Counts().pruned == 0 && Clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
   EXPECT_EQ(t.Counts().pruned, 1u);
   EXPECT_THROW(t.Await(id, std::nullopt), JobNotFoundError);
-  EXPECT_TRUE(t.Await(active, Clock::now()).timed_out);  // active jobs stay
+  EXPECT_TRUE(t.Await(active, Clock::now()).timed_out);         // active jobs stay
   EXPECT_TRUE(t.Submit("req", "other-digest", Job()).created);  // the id is free again
 }
 
@@ -200,14 +200,13 @@ TEST(Metrics, ExpositionHasCuzkNamesAndCumulativeHistograms) {
   m.RecordFinished(JobKind::kSnapDeals, JobOutcome::kCompleted, t);
   m.RecordFinished(JobKind::kSnapDeals, JobOutcome::kFailed, t);
   const std::string text = m.Render({});
-  for (const char* needle :
-       {"\ncuzk_proofs_completed_total 1\n", "\ncuzk_proofs_failed_total 1\n",
-        "\ncuzk_proofs_completed{proof_kind=\"SNAP_DEALS_UPDATE\"} 1\n",
-        "\ncuzk_proof_duration_seconds_count{proof_kind=\"SNAP_DEALS_UPDATE\"} 1\n",
-        "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"1\"} 0\n",
-        "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"2.5\"} 1\n",
-        "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"+Inf\"} 1\n",
-        "# TYPE cuzk_gpu_seconds histogram\n", "\ncuzk_queue_depth 0\n"}) {
+  for (const char* needle : {"\ncuzk_proofs_completed_total 1\n", "\ncuzk_proofs_failed_total 1\n",
+                             "\ncuzk_proofs_completed{proof_kind=\"SNAP_DEALS_UPDATE\"} 1\n",
+                             "\ncuzk_proof_duration_seconds_count{proof_kind=\"SNAP_DEALS_UPDATE\"} 1\n",
+                             "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"1\"} 0\n",
+                             "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"2.5\"} 1\n",
+                             "\ncuzk_total_seconds_bucket{proof_kind=\"SNAP_DEALS_UPDATE\",le=\"+Inf\"} 1\n",
+                             "# TYPE cuzk_gpu_seconds histogram\n", "\ncuzk_queue_depth 0\n"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle;
   }
 }

@@ -4,8 +4,8 @@
 // (kCancelled, every reservation released), a corrupt partition (the job
 // fails once, its siblings are skipped), a job larger than the budget
 // (refused at once, nothing queued).
-#include "prover/proof_runner.hpp"
 #include "prover/partition_work.hpp"
+#include "prover/proof_runner.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,15 +20,15 @@
 #include <mutex>
 #include <thread>
 
-#include "prover/srs_registry.hpp"
-#include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
+#include "engine/circuits/snarkjs/wtns_file.hpp"
 #include "engine/groth16/params_io.hpp"
 #include "engine/groth16/proof_encoding.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "prover/srs_registry.hpp"
 #include "scheduler/timeline.hpp"
 
 namespace cuzk::prover {
@@ -243,8 +243,9 @@ TEST_F(PipelineRunnerTest, ProvesAMergedProofThatVerifiesAndHoldsNothingAfterwar
   o.pinned_abc_on_cpu_workers = true;  // a/b/c in pool buffers also without a GPU
   o.witness_only = false;              // (the witness-only path has its own test)
   auto runner = std::make_unique<ProofRunner>(o, &rec);
-  std::printf("proving on %s\n", runner->devices().empty() ? "CPU-backend workers"
-                                                             : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
+  std::printf("proving on %s\n", runner->devices().empty()
+                                     ? "CPU-backend workers"
+                                     : (std::to_string(runner->devices().size()) + " GPU(s)").c_str());
   runner->Enqueue(MakeJob("good", 2));  // the runner holds the only reference now
   ASSERT_TRUE(rec.WaitFinished("good"));
   const Recorder::Job j = rec.Get("good");

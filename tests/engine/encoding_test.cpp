@@ -483,7 +483,8 @@ TEST(BatchDecodeTest, G1UncompressedAndCompressedRoundTrip) {
     }
   }
   // With the subgroup check on a slice (it costs ~100x more per point).
-  std::vector<uint8_t> bytes = Concat(std::vector<G1Affine>(pts.begin(), pts.begin() + 600), PointFormat::kUncompressed);
+  std::vector<uint8_t> bytes =
+      Concat(std::vector<G1Affine>(pts.begin(), pts.begin() + 600), PointFormat::kUncompressed);
   std::vector<G1Affine> out(600);
   EXPECT_TRUE(DecodeG1Batch(bytes, PointFormat::kUncompressed, out, {}, 4).ok());
   EXPECT_TRUE(std::equal(out.begin(), out.end(), pts.begin()));
@@ -506,7 +507,7 @@ TEST(BatchDecodeTest, ReportsFirstErrorByIndex) {
   auto pts = PointRun<G1Jacobian>(n, rng);
   std::vector<uint8_t> bytes = Concat(pts, PointFormat::kUncompressed);
   // Errors late in the last chunk, early in a middle one, and one more later.
-  auto corrupt_y = [&](size_t i) { bytes[i * 96 + 95] ^= 1; };                   // off the curve
+  auto corrupt_y = [&](size_t i) { bytes[i * 96 + 95] ^= 1; };                       // off the curve
   auto corrupt_x = [&](size_t i) { PutRawFp(&bytes[i * 96], Fp::kModulus, true); };  // x = p
   corrupt_y(2900);
   corrupt_x(1234);
@@ -521,8 +522,8 @@ TEST(BatchDecodeTest, ReportsFirstErrorByIndex) {
   auto inf = EncodeUncompressed(G1Affine::Infinity());
   std::copy(inf.begin(), inf.end(), bytes.begin() + 5 * 96);
   std::vector<G1Affine> out(n);
-  BatchDecodeResult r = DecodeG1Batch(bytes, PointFormat::kUncompressed, out,
-                                      {.check_subgroup = false, .allow_infinity = false}, 4);
+  BatchDecodeResult r =
+      DecodeG1Batch(bytes, PointFormat::kUncompressed, out, {.check_subgroup = false, .allow_infinity = false}, 4);
   EXPECT_EQ(DecodeErrorName(r.error), "kUnexpectedInfinity");
   EXPECT_EQ(r.index, 5u);
   // A point not in the subgroup is only caught with the check on.

@@ -399,8 +399,8 @@ class Fp2GmpTest : public ::testing::Test {
 
   static void ExpectEq(const Fp2& got, const M& want, const char* what) {
     M g = Value(got);
-    EXPECT_TRUE(g.c0 == want.c0 && g.c1 == want.c1) << what << ": got (" << g.c0 << ", " << g.c1 << ") want ("
-                                                    << want.c0 << ", " << want.c1 << ")";
+    EXPECT_TRUE(g.c0 == want.c0 && g.c1 == want.c1)
+        << what << ": got (" << g.c0 << ", " << g.c1 << ") want (" << want.c0 << ", " << want.c1 << ")";
   }
 };
 

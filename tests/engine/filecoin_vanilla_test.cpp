@@ -117,14 +117,14 @@ TEST(VanillaBincode, SubAndTopProofsSplitTheLastLevels) {
   PartitionProof p = RandomPartitionProof(rng, shape);
   auto b = WritePartitionProof(p);
   size_t at = 40 + 128 * 32 + 8;
-  EXPECT_EQ(b[at], 2);        // variant Top
-  EXPECT_EQ(b[at + 4], 9);    // base_proof: 9 levels
+  EXPECT_EQ(b[at], 2);      // variant Top
+  EXPECT_EQ(b[at + 4], 9);  // base_proof: 9 levels
   size_t sub = at + 4 + 8 + 9 * (8 + 7 * 32 + 8);
-  EXPECT_EQ(b[sub], 1);       // sub_proof: 1 level
-  EXPECT_EQ(b[sub + 8], 7);   // of 7 hashes
+  EXPECT_EQ(b[sub], 1);      // sub_proof: 1 level
+  EXPECT_EQ(b[sub + 8], 7);  // of 7 hashes
   size_t top = sub + 8 + 8 + 7 * 32 + 8;
-  EXPECT_EQ(b[top], 1);       // top_proof: 1 level
-  EXPECT_EQ(b[top + 8], 1);   // of 1 hash
+  EXPECT_EQ(b[top], 1);      // top_proof: 1 level
+  EXPECT_EQ(b[top + 8], 1);  // of 1 hash
   // root and leaf come last.
   size_t root = top + 8 + 8 + 32 + 8;
   const auto& pr = p.challenge_proofs[0].proof_r_old;
@@ -250,8 +250,12 @@ TEST(VanillaBincode, WriterRefusesUnrepresentableProofs) {
 
 // RFC 4648 section 10 vectors; Curio/Go encode vanilla proofs this way in JSON.
 TEST(Base64, Rfc4648Vectors) {
-  const std::pair<std::string, std::string> cases[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                                                       {"foo", "Zm9v"},  {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
+  const std::pair<std::string, std::string> cases[] = {{"", ""},
+                                                       {"f", "Zg=="},
+                                                       {"fo", "Zm8="},
+                                                       {"foo", "Zm9v"},
+                                                       {"foob", "Zm9vYg=="},
+                                                       {"fooba", "Zm9vYmE="},
                                                        {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, encoded] : cases) {
     std::vector<uint8_t> bytes(plain.begin(), plain.end());

@@ -145,7 +145,8 @@ void InputsEverywhere(CS& cs, const std::vector<Fr>& xs, bool break_it = false) 
   {
     auto nb = r1cs::Namespace(cs, "bits");
     for (int i = 0; i < 300; ++i) {
-      Variable b = cs.Alloc([i] { return "b" + std::to_string(i); }, [&, i] { return Fr::FromUint64((i * 7 + 3) % 2); });
+      Variable b =
+          cs.Alloc([i] { return "b" + std::to_string(i); }, [&, i] { return Fr::FromUint64((i * 7 + 3) % 2); });
       cs.Enforce([i] { return "boolean " + std::to_string(i); }, b, LinearCombination(Variable::One()) - b,
                  LinearCombination());
       bits.push_back(b);
@@ -156,11 +157,14 @@ void InputsEverywhere(CS& cs, const std::vector<Fr>& xs, bool break_it = false) 
     for (int i = 0; i < 300; ++i) acc += Fr::FromUint64(uint64_t(i) + 1) * cs.Value(bits[i]);
     return acc + (break_it ? Fr::One() : Fr());
   });
-  cs.Enforce("big lc", [&] {
-    LinearCombination lc(u);
-    for (int i = 0; i < 300; ++i) lc += Fr::FromUint64(uint64_t(i) + 1) * bits[i];
-    return lc;
-  }, Variable::One(), s);
+  cs.Enforce(
+      "big lc",
+      [&] {
+        LinearCombination lc(u);
+        for (int i = 0; i < 300; ++i) lc += Fr::FromUint64(uint64_t(i) + 1) * bits[i];
+        return lc;
+      },
+      Variable::One(), s);
   Variable out = cs.AllocInput("out", [&] { return cs.Value(s) * cs.Value(in[0]); });
   cs.Enforce("out = s * x0", s, in[0], out);
 }
@@ -237,11 +241,11 @@ TEST(Setup, SectionsMatchTheirDefinitions) {
     EXPECT_EQ(bi, pk.b_g1.size());
     const Fr z_tau = t.tau.Pow(uint64_t(m)) - Fr::One();
     for (size_t i : {size_t(0), size_t(1), pk.h.size() - 1}) {
-      Fr expect = form == HQueryForm::kBellperson
-                      ? t.tau.Pow(uint64_t(i)) * z_tau * t.delta.Inverse()
-                      : LagrangeNaive(2 * i + 1, 2 * m, DomainRootOfUnity(form, unsigned(std::countr_zero(2 * m))),
-                                      t.tau) *
-                            t.delta.Inverse();
+      Fr expect =
+          form == HQueryForm::kBellperson
+              ? t.tau.Pow(uint64_t(i)) * z_tau * t.delta.Inverse()
+              : LagrangeNaive(2 * i + 1, 2 * m, DomainRootOfUnity(form, unsigned(std::countr_zero(2 * m))), t.tau) *
+                    t.delta.Inverse();
       EXPECT_EQ(G1Jacobian::FromAffine(pk.h[i]), g1 * expect) << i;
     }
     EXPECT_EQ(G1Jacobian::FromAffine(pk.vk.alpha_g1), g1 * t.alpha);
@@ -315,11 +319,12 @@ TEST_P(RoundTrip, SyntheticProofsVerifyAndTamperingIsRejected) {
   EXPECT_THROW(Verify(f.pvk, proof, short_x), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Circuits, RoundTrip,
-    ::testing::Values(std::tuple{8u, 1u, HQueryForm::kBellperson}, std::tuple{10u, 4u, HQueryForm::kBellperson},
-                      std::tuple{9u, 40u, HQueryForm::kBellperson}, std::tuple{8u, 3u, HQueryForm::kSnarkjsOddCoset},
-                      std::tuple{10u, 12u, HQueryForm::kSnarkjsOddCoset}));
+INSTANTIATE_TEST_SUITE_P(Circuits, RoundTrip,
+                         ::testing::Values(std::tuple{8u, 1u, HQueryForm::kBellperson},
+                                           std::tuple{10u, 4u, HQueryForm::kBellperson},
+                                           std::tuple{9u, 40u, HQueryForm::kBellperson},
+                                           std::tuple{8u, 3u, HQueryForm::kSnarkjsOddCoset},
+                                           std::tuple{10u, 12u, HQueryForm::kSnarkjsOddCoset}));
 
 TEST(Prover, InputsInAllMatricesConstantsAndLargeLcs) {
   r1cs::RecordingCS rec({.record_names = true});
@@ -467,7 +472,8 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
     for (Fr& e : *mem) e = Fr::Random(rng);  // garbage
     watch = mem;
     AbcMemory out;
-    out.spans = {.a = {mem->data(), per_side}, .b = {mem->data() + per_side, per_side},
+    out.spans = {.a = {mem->data(), per_side},
+                 .b = {mem->data() + per_side, per_side},
                  .c = {mem->data() + 2 * per_side, per_side}};
     out.z = {mem->data() + 3 * per_side, witness};
     out.owner = mem;
@@ -502,7 +508,8 @@ TEST(Prover, AbcInCallerMemoryGivesTheSameProofAndIsReleasedByProveStart) {
   bad_z.abc_memory = [&](size_t per_side, size_t witness) {
     auto mem = std::make_shared<std::vector<Fr>>(3 * per_side + witness);
     AbcMemory out;
-    out.spans = {.a = {mem->data(), per_side}, .b = {mem->data() + per_side, per_side},
+    out.spans = {.a = {mem->data(), per_side},
+                 .b = {mem->data() + per_side, per_side},
                  .c = {mem->data() + 2 * per_side, per_side}};
     out.z = {mem->data() + 3 * per_side, witness - 1};
     out.owner = mem;

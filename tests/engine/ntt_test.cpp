@@ -46,8 +46,7 @@ uint32_t Reverse(size_t i, unsigned bits) {
 
 TEST(NttConventionTest, RootsAreBellpersons) {
   // ROOT_OF_UNITY = 7^((r-1)/2^32) as bellperson/ff print it (spec section 9).
-  EXPECT_EQ(ff::FrRootOfUnity(32),
-            Fr::FromHex("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b"));
+  EXPECT_EQ(ff::FrRootOfUnity(32), Fr::FromHex("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b"));
   const Fr root = ff::FrRootOfUnity(32);
   for (unsigned k : {0u, 1u, 5u, 13u, 20u, 27u}) {
     EvaluationDomain domain(k);
@@ -71,8 +70,8 @@ TEST(NttButterflyTest, BranchFreeAddSubMatchFrOperators) {
   auto rng = test::SeededRng();
   const Fr minus_one = -Fr::One();
   const Fr half = Fr::FromUint64(2).Inverse();  // (p + 1) / 2
-  std::vector<Fr> values = {Fr::Zero(), Fr::One(), Fr::FromUint64(2), minus_one, minus_one - Fr::One(),
-                            half, half - Fr::One(), half + Fr::One()};
+  std::vector<Fr> values = {Fr::Zero(), Fr::One(),        Fr::FromUint64(2), minus_one, minus_one - Fr::One(),
+                            half,       half - Fr::One(), half + Fr::One()};
   // Raw Montgomery limbs at the edges of [0, p).
   ff::Limbs<4> p_minus_one = ff::SubSmall(Fr::kModulus, 1);
   values.push_back(Fr::FromMontgomery(p_minus_one));

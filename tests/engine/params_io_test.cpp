@@ -28,8 +28,7 @@ namespace synthetic = circuits::synthetic;
 
 struct TempFile {
   std::string path;
-  explicit TempFile(const std::string& tag)
-      : path("/tmp/cuzk-params-test-" + std::to_string(::getpid()) + "-" + tag) {}
+  explicit TempFile(const std::string& tag) : path("/tmp/cuzk-params-test-" + std::to_string(::getpid()) + "-" + tag) {}
   ~TempFile() { std::remove(path.c_str()); }
 };
 
@@ -238,8 +237,10 @@ TEST(ParamsIo, BadPointsNameTheirSectionAndIndex) {
     const char* name;
     size_t at, count, size;
   };
-  const Sec secs[] = {{"h", lay.h, k.pk.h.size(), 96},        {"l", lay.l, k.pk.l.size(), 96},
-                      {"a", lay.a, k.pk.a.size(), 96},        {"b_g1", lay.b_g1, k.pk.b_g1.size(), 96},
+  const Sec secs[] = {{"h", lay.h, k.pk.h.size(), 96},
+                      {"l", lay.l, k.pk.l.size(), 96},
+                      {"a", lay.a, k.pk.a.size(), 96},
+                      {"b_g1", lay.b_g1, k.pk.b_g1.size(), 96},
                       {"b_g2", lay.b_g2, k.pk.b_g2.size(), 192}};
   for (const Sec& s : secs) {
     for (int trial = 0; trial < 4; ++trial) {

@@ -28,9 +28,9 @@
 #include "engine/circuits/snapdeals/gadgets/sha256.hpp"
 #include "engine/circuits/snapdeals/gadgets/tree_d_hash.hpp"
 #include "engine/circuits/snapdeals/native/poseidon.hpp"
+#include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
-#include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
 #include "engine/circuits/snapdeals/witness/poseidon_witness.hpp"
 #include "engine/circuits/snapdeals/witness/sha256_witness.hpp"
@@ -50,7 +50,9 @@ using gadgets::AllocatedBit;
 using gadgets::Boolean;
 using r1cs::Variable;
 
-Fr FromLimbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) { return Fr::FromCanonical(ff::Limbs<4>{l0, l1, l2, l3}); }
+Fr FromLimbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) {
+  return Fr::FromCanonical(ff::Limbs<4>{l0, l1, l2, l3});
+}
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -103,7 +105,6 @@ TEST(SnapCircuitCount, TwoKiBDensitiesMatchTheR1csModel) {
   EXPECT_EQ(d.b_dense_inputs + d.b_dense_aux, 444404u);
 }
 
-
 // The recorded circuit (what setup and the prover use) has the densities and
 // hence the exact .params layout of spec section 9 for 2 KiB.
 TEST(SnapCircuitCount, TwoKiBCompiledCircuitHasTheSpecParamsLayout) {
@@ -126,7 +127,10 @@ TEST(SnapCircuitCount, TwoKiBCompiledCircuitHasTheSpecParamsLayout) {
 
 // Filecoin's parameter file names (spec section 10).
 TEST(SnapCircuitCount, ParameterFileNamesMatchFilecoins) {
-  struct Case { uint64_t bytes; const char* stem; };
+  struct Case {
+    uint64_t bytes;
+    const char* stem;
+  };
   const Case cases[] = {
       {2ull << 10, "8-0-0-fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194"},
       {8ull << 20, "8-0-0-92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63"},
@@ -185,7 +189,7 @@ std::vector<Variable> AllocNums(CS& cs, std::span<const Fr> values) {
 
 // Every kind combination of bellpepper's xor/and/ch/maj against the truth table.
 TEST(SnapGadgetBoolean, OperationsMatchTruthTablesForEveryKind) {
-  for (unsigned kinds = 0; kinds < 64; ++kinds) {     // 4 kinds (C0, C1, Is, Not) for a, b, c
+  for (unsigned kinds = 0; kinds < 64; ++kinds) {      // 4 kinds (C0, C1, Is, Not) for a, b, c
     for (unsigned values = 0; values < 8; ++values) {  // variable values
       r1cs::CheckingCS cs;
       Boolean in[3];
@@ -243,11 +247,11 @@ TEST(SnapGadgetNum, BitDecompositionsAndPacking) {
   const Fr x = Fr::Random(rng);
   auto cs = RunEverywhere([&](auto& cs) {
     Variable v = cs.Alloc("x", x);
-    auto bits = gadgets::ToBitsLe(cs, v);                       // 255 + 1 rows
-    auto bits2 = gadgets::AllocatedNumToAllocatedBits(cs, v);   // 255 + 1 rows
+    auto bits = gadgets::ToBitsLe(cs, v);                      // 255 + 1 rows
+    auto bits2 = gadgets::AllocatedNumToAllocatedBits(cs, v);  // 255 + 1 rows
     std::vector<Boolean> le;
     for (const auto& b : bits) le.push_back(Boolean::Is(b));
-    gadgets::PackBits(cs, le);                                  // first 254 bits
+    gadgets::PackBits(cs, le);  // first 254 bits
     (void)bits2;
   });
   EXPECT_TRUE(cs.is_satisfied());
@@ -268,7 +272,10 @@ TEST(SnapGadgetNum, BitDecompositionsAndPacking) {
 // neptune's circuit test: 3 (t*R_F + R_P - 1) + (t*R_F + R_P - arity) rows.
 TEST(SnapGadgetPoseidon, MatchesNativeHashAndNeptuneCounts) {
   auto rng = test::SeededRng();
-  struct Case { unsigned arity; uint64_t rows; };
+  struct Case {
+    unsigned arity;
+    uint64_t rows;
+  };
   for (Case c : {Case{2, 311}, Case{4, 377}, Case{8, 505}, Case{11, 598}}) {
     EXPECT_EQ(gadgets::PoseidonConstraints(c.arity), c.rows);
     for (const Fr& tag : {MerkleTreeTag(c.arity), CustomTag(1), Fr::Random(rng)}) {
@@ -288,7 +295,10 @@ TEST(SnapGadgetPoseidon, MatchesNativeHashAndNeptuneCounts) {
 
 // Spec section 11: neptune hash_values vectors (MerkleTree tag, preimage 0..arity-1), in circuit.
 TEST(SnapGadgetPoseidon, NeptuneVectorsInCircuit) {
-  struct Case { unsigned arity; Fr expected; };
+  struct Case {
+    unsigned arity;
+    Fr expected;
+  };
   const Case cases[] = {
       {2, FromLimbs(0x2e203c369a02e7ff, 0xa6fba9339d05a69d, 0x739e0fd902efe161, 0x396508d75e76a56b)},
       {4, FromLimbs(0x019814ff6662075d, 0xfb6b4605bf1327ec, 0x00db3c6579229399, 0x58a54b10a9e5848a)},
@@ -389,8 +399,8 @@ TEST(SnapGadgetSha256, MatchesNativeAndBellpersonCounts) {
 // spec-11 vector hash2(0, 0).
 TEST(SnapGadgetTreeD, NodeMatchesNativeHashAndSpecCounts) {
   auto rng = test::SeededRng();
-  std::vector<std::pair<Fr, Fr>> cases = {{Fr::Zero(), Fr::Zero()}, {Fr::Random(rng), Fr::Random(rng)},
-                                          {-Fr::One(), Fr::One()}};
+  std::vector<std::pair<Fr, Fr>> cases = {
+      {Fr::Zero(), Fr::Zero()}, {Fr::Random(rng), Fr::Random(rng)}, {-Fr::One(), Fr::One()}};
   for (const auto& [x, y] : cases) {
     Variable out;
     auto cs = RunEverywhere([&](auto& cs) {
@@ -542,7 +552,10 @@ TEST(SnapCircuitCheck, ThirtyTwoKiBSectorBothPartitionsSatisfy) { ExpectEveryPar
 TEST(SnapCircuitCheck, ChangedCommitmentsFailTheirRows) {
   CheckedSector s = MakeSector(2048, 4);
   const SectorShape& shape = s.sector.shape;
-  struct Case { Fr CircuitWitness::*field; const char* expected_row; };
+  struct Case {
+    Fr CircuitWitness::*field;
+    const char* expected_row;
+  };
   const Case cases[] = {
       {&CircuitWitness::comm_r_old, "enforce comm_r_old_calc == comm_r_old"},
       {&CircuitWitness::comm_d_new, "apex_gadget/partition-tree por/calculated root == provided root"},
@@ -649,8 +662,8 @@ void ExpectNativeEqualsGadgetWitness(uint64_t bytes, uint64_t seed) {
     t0 = std::chrono::steady_clock::now();
     r1cs::Assignment native = witness::ComputeEmptySectorUpdateWitness(s.sector.shape, w, {.threads = 2});
     const double t_native = SecondsSince(t0);
-    std::printf("%s k=%u: gadget witness %.2f s, native witness %.2f s (%zu values)\n",
-                s.sector.shape.Name().c_str(), w.k, t_gadget, t_native, native.values.size());
+    std::printf("%s k=%u: gadget witness %.2f s, native witness %.2f s (%zu values)\n", s.sector.shape.Name().c_str(),
+                w.k, t_gadget, t_native, native.values.size());
     ASSERT_EQ(native.num_inputs, gadget.num_inputs);
     ASSERT_EQ(native.values.size(), gadget.values.size());
     size_t first_diff = native.values.size();
@@ -683,7 +696,9 @@ double PeakRssMiB() {
 
 // Spec section 9 (r1cs_sim.py): aux, a = 5 + A-dense aux, b = 1 + B-dense aux.
 TEST(SnapSlowCount, DensitiesOfTheProductionSizesMatchTheR1csModel) {
-  struct Case { uint64_t bytes, aux, a, b; };
+  struct Case {
+    uint64_t bytes, aux, a, b;
+  };
   const Case cases[] = {
       {8ull << 20, 9998039, 9981020, 2567922},
       {512ull << 20, 57401314, 57212322, 14916880},

@@ -14,9 +14,9 @@
 // h points plus one l/a/b point per variable) dominates; times are printed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 
 #include <filesystem>
 #include <stdexcept>

@@ -20,9 +20,9 @@
 #include "engine/circuits/snapdeals/native/sha256.hpp"
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
 #include "engine/circuits/snapdeals/native/vanilla_verifier.hpp"
-#include "engine/filecoin/vanilla_proof_bincode.hpp"
 #include "engine/filecoin/commitment.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/filecoin/vanilla_proof_bincode.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::snapdeals {
@@ -31,7 +31,9 @@ namespace {
 using ff::Fr;
 using filecoin::SectorShape;
 
-Fr FromLimbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) { return Fr::FromCanonical(ff::Limbs<4>{l0, l1, l2, l3}); }
+Fr FromLimbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) {
+  return Fr::FromCanonical(ff::Limbs<4>{l0, l1, l2, l3});
+}
 
 std::vector<Fr> Iota(unsigned n) {
   std::vector<Fr> v;
@@ -72,7 +74,9 @@ TEST(Poseidon, FirstGrainConstantOfWidth9MatchesNeptuneParameterFile) {
 }
 
 TEST(Poseidon, ConstantSizesPerArity) {
-  struct Case { unsigned arity, partial; };
+  struct Case {
+    unsigned arity, partial;
+  };
   for (Case c : {Case{2, 55}, Case{4, 56}, Case{8, 57}, Case{11, 57}}) {
     const auto& k = GetPoseidonConstants(c.arity);
     unsigned t = c.arity + 1;
@@ -112,7 +116,10 @@ TEST(Poseidon, OptimizedStaticConstantsArity2) {
 }
 
 TEST(Poseidon, NeptuneHashValuesVectors) {
-  struct Case { unsigned arity; Fr expected; };
+  struct Case {
+    unsigned arity;
+    Fr expected;
+  };
   const Case cases[] = {
       {2, FromLimbs(0x2e203c369a02e7ff, 0xa6fba9339d05a69d, 0x739e0fd902efe161, 0x396508d75e76a56b)},
       {4, FromLimbs(0x019814ff6662075d, 0xfb6b4605bf1327ec, 0x00db3c6579229399, 0x58a54b10a9e5848a)},
@@ -180,9 +187,10 @@ TEST(Sha256, Fips180Vectors) {
   EXPECT_EQ(hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(hash("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrs"
-                 "tnopqrstu"),
-            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  EXPECT_EQ(
+      hash("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrs"
+           "tnopqrstu"),
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   EXPECT_EQ(hash(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -270,8 +278,8 @@ TEST(SectorShape, SpecTable) {
 
 TEST(SectorShape, KAndHSelectPerSpecSection4) {
   EXPECT_EQ(SectorShape::FromSectorSize(2 << 10).KAndHSelect(0), 1u);
-  EXPECT_EQ(SectorShape::FromSectorSize(16 << 10).KAndHSelect(1), 3u);   // k + 2
-  EXPECT_EQ(SectorShape::FromSectorSize(8 << 20).KAndHSelect(3), 35u);   // k + 32
+  EXPECT_EQ(SectorShape::FromSectorSize(16 << 10).KAndHSelect(1), 3u);        // k + 2
+  EXPECT_EQ(SectorShape::FromSectorSize(8 << 20).KAndHSelect(3), 35u);        // k + 32
   EXPECT_EQ(SectorShape::FromSectorSize(32ull << 30).KAndHSelect(15), 143u);  // k + 128
   EXPECT_EQ(SectorShape::FromSectorSize(64ull << 30).KAndHSelect(0), 128u);
   auto s = SectorShape::FromSectorSize(32ull << 30).WithH(7);
@@ -474,11 +482,13 @@ TEST(TestSector, CommitmentsAndEncodingFollowTheSpec) {
   auto challenges = PartitionChallenges(s.shape, filecoin::DomainToFr(s.commitments.comm_r_new, "c"), 0);
   EXPECT_EQ(p.challenge_proofs[0].proof_d_new.leaf, TestSectorNode(5, TestSectorStream::kData, challenges[0]));
   // Decoding recovers the data from the two replicas.
-  Fr phi = Phi(filecoin::DomainToFr(s.commitments.comm_d_new, "d"), filecoin::DomainToFr(s.commitments.comm_r_old, "r"));
+  Fr phi =
+      Phi(filecoin::DomainToFr(s.commitments.comm_d_new, "d"), filecoin::DomainToFr(s.commitments.comm_r_old, "r"));
   for (size_t i = 0; i < challenges.size(); ++i) {
     const auto& cp = p.challenge_proofs[i];
     Fr rho = Rho(phi, RhoHigh(s.shape, challenges[i]));
-    EXPECT_EQ(DecodeLabel(filecoin::DomainToFr(cp.proof_r_new.leaf, "n"), filecoin::DomainToFr(cp.proof_r_old.leaf, "o"), rho),
+    EXPECT_EQ(DecodeLabel(filecoin::DomainToFr(cp.proof_r_new.leaf, "n"),
+                          filecoin::DomainToFr(cp.proof_r_old.leaf, "o"), rho),
               filecoin::DomainToFr(cp.proof_d_new.leaf, "d"));
   }
 }

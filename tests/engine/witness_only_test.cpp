@@ -51,8 +51,8 @@ TEST(WitnessOnlyTest, CompactWitnessMadeAtPreparationIsExact) {
   // The CPU backend proves from it as from any witness-only input.
   CpuBackend cpu({.threads = 2});
   const Fr r = Fr::Random(rng), s = Fr::Random(rng);
-  EXPECT_EQ(EncodeProof(ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s,
-                                            {.witness_only = true, .compact_witness = true})),
+  EXPECT_EQ(EncodeProof(
+                ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s, {.witness_only = true, .compact_witness = true})),
             EncodeProof(ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s)));
 }
 

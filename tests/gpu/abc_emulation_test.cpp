@@ -52,8 +52,8 @@ TEST(AbcEmulationTest, AbcEqualsTheHostEvaluation) {
     for (size_t max_table : {size_t(2), size_t(9), r1cs::kMaxCoefficientTable}) {
       const r1cs::CompactCircuit cc = r1cs::Compact(rc.circuit, {.max_table = max_table});
       for (uint64_t m : {rows, std::bit_ceil(rows), 2 * std::bit_ceil(rows)}) {
-        const std::string what = "share=" + std::to_string(random_share) + " table=" + std::to_string(max_table) +
-                                 " m=" + std::to_string(m);
+        const std::string what =
+            "share=" + std::to_string(random_share) + " table=" + std::to_string(max_table) + " m=" + std::to_string(m);
         const EmulatedAbc got = EmulatedEvaluateAbc(cc, z, m);
         ExpectSameAbc(got, r1cs::EvaluateAbc(rc.circuit, rc.z.values, {.pad_to = m}), what);
         EXPECT_FALSE(got.first_unsatisfied.has_value()) << what;
@@ -74,7 +74,8 @@ TEST(AbcEmulationTest, AbcEqualsPrepareProverInput) {
 
 TEST(AbcEmulationTest, FirstUnsatisfiedRowIsTheHostOne) {
   auto rng = test::SeededRng();
-  test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 400, .free_aux = 100, .random_coeff_share = 0.1}, rng);
+  test::RandomCircuit rc =
+      test::MakeRandomCircuit({.constraints = 400, .free_aux = 100, .random_coeff_share = 0.1}, rng);
   const r1cs::CompactCircuit cc = r1cs::Compact(rc.circuit, {.max_table = 5});
   for (uint64_t row : {uint64_t(399), uint64_t(rng() % 400), uint64_t(0)}) {
     rc.BreakRow(row);  // rows broken earlier stay broken: the smallest is the latest, `row` descends

@@ -81,8 +81,9 @@ TEST(AbcGpuTest, SyntheticGroth16CircuitMatchesTheHost) {
   const circuits::synthetic::SyntheticParams params{.log_size = 16, .num_public = 3, .lc_width = 40, .lc_period = 8};
   const r1cs::CompiledCircuit circuit = circuits::synthetic::Record(params);
   const r1cs::Assignment z = circuits::synthetic::Witness(params, rng());
-  EXPECT_FALSE(CheckOnDevice(circuit, z, std::bit_ceil(circuit.num_prover_rows()), r1cs::kMaxCoefficientTable,
-                             "synthetic 2^16").has_value());
+  EXPECT_FALSE(
+      CheckOnDevice(circuit, z, std::bit_ceil(circuit.num_prover_rows()), r1cs::kMaxCoefficientTable, "synthetic 2^16")
+          .has_value());
 }
 
 }  // namespace

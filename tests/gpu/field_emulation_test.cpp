@@ -21,8 +21,14 @@ TYPED_TEST_SUITE(FieldEmulationTest, Fields);
 template <class F>
 std::vector<typename F::Host> EdgeValues() {
   using H = typename F::Host;
-  return {H::Zero(), H::One(), -H::One(), -H::FromUint64(2), H::FromUint64(2), H::FromUint64(0xffffffffu),
-          H::FromMontgomery(typename H::LimbArray{1}), -H::FromMontgomery(typename H::LimbArray{1})};
+  return {H::Zero(),
+          H::One(),
+          -H::One(),
+          -H::FromUint64(2),
+          H::FromUint64(2),
+          H::FromUint64(0xffffffffu),
+          H::FromMontgomery(typename H::LimbArray{1}),
+          -H::FromMontgomery(typename H::LimbArray{1})};
 }
 
 TYPED_TEST(FieldEmulationTest, ConstantsMatchHost) {

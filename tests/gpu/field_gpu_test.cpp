@@ -20,24 +20,29 @@ TYPED_TEST(FieldGpuTest, AllOperationsMatchHost) {
   CUZK_REQUIRE_GPU();
   using H = TypeParam;
   auto rng = test::SeededRng();
-  std::vector<H> edges = {H::Zero(), H::One(), -H::One(), -H::FromUint64(2), H::FromUint64(0xffffffffu),
-                          H::FromMontgomery(typename H::LimbArray{1}), -H::FromMontgomery(typename H::LimbArray{1})};
+  std::vector<H> edges = {H::Zero(),
+                          H::One(),
+                          -H::One(),
+                          -H::FromUint64(2),
+                          H::FromUint64(0xffffffffu),
+                          H::FromMontgomery(typename H::LimbArray{1}),
+                          -H::FromMontgomery(typename H::LimbArray{1})};
   std::vector<H> a, b;
   for (const auto& x : edges) {
     for (const auto& y : edges) a.push_back(x), b.push_back(y);
   }
   while (a.size() < (1u << 16)) a.push_back(H::Random(rng)), b.push_back(H::Random(rng));
   std::vector<H> out(a.size());
-  for (FieldOp op : {FieldOp::kMul, FieldOp::kAdd, FieldOp::kSub, FieldOp::kNeg, FieldOp::kSquare,
-                     FieldOp::kMulSeparateChains}) {
+  for (FieldOp op :
+       {FieldOp::kMul, FieldOp::kAdd, FieldOp::kSub, FieldOp::kNeg, FieldOp::kSquare, FieldOp::kMulSeparateChains}) {
     std::fill(out.begin(), out.end(), H::FromUint64(12345));  // poison: every element must be written
     ElementwiseOnDevice(op, a, b, out);
     for (size_t i = 0; i < a.size(); ++i) {
       const H want = (op == FieldOp::kMul || op == FieldOp::kMulSeparateChains) ? a[i] * b[i]
-                     : op == FieldOp::kAdd ? a[i] + b[i]
-                     : op == FieldOp::kSub ? a[i] - b[i]
-                     : op == FieldOp::kNeg ? -a[i]
-                                           : a[i].Square();
+                     : op == FieldOp::kAdd                                      ? a[i] + b[i]
+                     : op == FieldOp::kSub                                      ? a[i] - b[i]
+                     : op == FieldOp::kNeg                                      ? -a[i]
+                                                                                : a[i].Square();
       ASSERT_EQ(out[i], want) << "op " << int(op) << " i=" << i << " a=" << a[i].ToHex() << " b=" << b[i].ToHex();
     }
   }

@@ -7,10 +7,10 @@
 
 #include "cuda/runtime/device_info.hpp"
 
-#define CUZK_REQUIRE_GPU()                                                          \
-  do {                                                                              \
-    std::string cuzk_why_no_gpu_;                                                   \
-    if (::cuzk::cuda::ListDevices(&cuzk_why_no_gpu_).empty()) {                     \
-      GTEST_SKIP() << "no CUDA GPU on this machine (" << cuzk_why_no_gpu_ << ")";   \
-    }                                                                               \
+#define CUZK_REQUIRE_GPU()                                                        \
+  do {                                                                            \
+    std::string cuzk_why_no_gpu_;                                                 \
+    if (::cuzk::cuda::ListDevices(&cuzk_why_no_gpu_).empty()) {                   \
+      GTEST_SKIP() << "no CUDA GPU on this machine (" << cuzk_why_no_gpu_ << ")"; \
+    }                                                                             \
   } while (0)

@@ -68,8 +68,8 @@ TEST_F(MsmGpuTest, RandomInputsOfManySizesMatchCpu) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   G1Msm msm;  // one object across sizes: scratch grows and is reused
-  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(100), size_t(1000), size_t(4097),
-                   size_t(16387), kMaxN}) {
+  for (size_t n :
+       {size_t(1), size_t(2), size_t(3), size_t(31), size_t(100), size_t(1000), size_t(4097), size_t(16387), kMaxN}) {
     const std::vector<ff::Fr> scalars = RandomScalars(rng, n);
     MsmGpuTimings t;
     const ec::G1Affine got = msm.Run(*device_bases_, scalars.data(), n, {}, &t).ToAffine();
@@ -115,8 +115,8 @@ TEST_F(MsmGpuTest, EdgeScalarsRepeatedAndOppositeBases) {
   // Bases repeat (P + P doubles inside a bucket), cancel (Q, -Q) and include infinity.
   std::vector<ec::G1Affine> edge_bases;
   std::vector<ff::Fr> scalars;
-  const ff::Fr special[] = {ff::Fr::Zero(), ff::Fr::One(), -ff::Fr::One(), ff::Fr::FromUint64(2),
-                            -ff::Fr::FromUint64(2), ff::Fr::FromUint64(uint64_t(1) << 63)};
+  const ff::Fr special[] = {ff::Fr::Zero(),        ff::Fr::One(),          -ff::Fr::One(),
+                            ff::Fr::FromUint64(2), -ff::Fr::FromUint64(2), ff::Fr::FromUint64(uint64_t(1) << 63)};
   for (int rep = 0; rep < 50; ++rep) {
     for (const ff::Fr& s : special) {
       edge_bases.push_back(p), scalars.push_back(s);
@@ -152,7 +152,8 @@ TEST_F(MsmGpuTest, PinnedAndDeviceScalars) {
   const size_t n = 20000;
   PinnedBuffer<ff::Fr> pinned(n);
   for (size_t i = 0; i < n; ++i) pinned[i] = ff::Fr::Random(rng);
-  const ec::G1Affine want = msm::MsmG1(std::span(*bases_).first(n), std::span<const ff::Fr>(pinned.data(), n)).ToAffine();
+  const ec::G1Affine want =
+      msm::MsmG1(std::span(*bases_).first(n), std::span<const ff::Fr>(pinned.data(), n)).ToAffine();
   G1Msm msm;
   EXPECT_EQ(msm.Run(*device_bases_, pinned.data(), n).ToAffine(), want);
   DeviceBuffer<ff::Fr> on_device(n);
@@ -220,8 +221,7 @@ TEST_F(MsmGpuTest, StreamedBasesMatchCpu) {
   const ec::G1Affine want = msm::MsmG1(host, scalars).ToAffine();
   msm::DensityBitmap density(n);
   for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
-  const ec::G1Affine want_density =
-      msm::MsmG1Density(host.first(density.Count()), scalars, density).ToAffine();
+  const ec::G1Affine want_density = msm::MsmG1Density(host.first(density.Count()), scalars, density).ToAffine();
   G1Msm msm;
   for (size_t slice : {size_t(0), size_t(64), size_t(1000), size_t(3333)}) {
     for (bool split : {true, false}) {
@@ -259,8 +259,8 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   for (auto& x : k) x = ff::Fr::Random(rng);
   std::vector<ec::G2Affine> bases(kN);
   groth16::FixedBaseTable<ec::G2Curve>(ec::G2Affine::Generator(), 8).MulBatch(k, bases);
-  bases[1] = bases[0];                                                   // repeated
-  bases[2] = (-ec::G2Jacobian::FromAffine(bases[0])).ToAffine();        // opposite
+  bases[1] = bases[0];                                            // repeated
+  bases[2] = (-ec::G2Jacobian::FromAffine(bases[0])).ToAffine();  // opposite
   bases[3] = ec::G2Affine::Infinity();
   const G2DeviceBases device(bases);
   G2Msm msm;

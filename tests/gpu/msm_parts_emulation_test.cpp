@@ -117,9 +117,10 @@ TEST(MsmPipelineEmulationTest, EdgeScalarsAndRepeatedBases) {
   const ff::Fr r_minus_1 = -ff::Fr::One();
   // Repeated bases: P + P doubles inside a bucket; s P + (r - s) P cancels to infinity.
   std::vector<ec::G1Affine> bases = {p, p, p, q, q, -q, ec::G1Affine::Infinity(), p, q, p};
-  std::vector<ff::Fr> scalars = {ff::Fr::One(), ff::Fr::One(),      r_minus_1,        ff::Fr::Zero(),
-                                 ff::Fr::FromUint64(5), ff::Fr::FromUint64(5), ff::Fr::Random(rng),
-                                 -ff::Fr::FromUint64(2), ff::Fr::FromUint64(1u << 20), ff::Fr::FromUint64(3)};
+  std::vector<ff::Fr> scalars = {ff::Fr::One(),        ff::Fr::One(),          r_minus_1,
+                                 ff::Fr::Zero(),       ff::Fr::FromUint64(5),  ff::Fr::FromUint64(5),
+                                 ff::Fr::Random(rng),  -ff::Fr::FromUint64(2), ff::Fr::FromUint64(1u << 20),
+                                 ff::Fr::FromUint64(3)};
   for (uint32_t c : {4u, 6u, 9u}) {
     ExpectSameMsm(bases, scalars, {.window_bits = c, .chunk = 2, .segment_len = 4}, "edge");
   }
@@ -159,8 +160,9 @@ TEST(MsmPipelineEmulationTest, DensityMaskMatchesCpuMsm) {
   std::vector<ff::Fr> scalars(n);
   for (auto& s : scalars) s = ff::Fr::Random(rng);
   const ec::G1Affine want = msm::MsmG1Density(bases, scalars, density).ToAffine();
-  EXPECT_EQ(pippenger::EmulatedMsmG1(bases, scalars, &density, {.window_bits = 6, .chunk = 5, .segment_len = 8}).ToAffine(),
-            want);
+  EXPECT_EQ(
+      pippenger::EmulatedMsmG1(bases, scalars, &density, {.window_bits = 6, .chunk = 5, .segment_len = 8}).ToAffine(),
+      want);
   EXPECT_EQ(pippenger::EmulatedMsmG1(bases, scalars, &density, {}).ToAffine(), want);
 }
 
@@ -236,14 +238,14 @@ TEST(MsmPipelineEmulationTest, G2RandomSkewedAndDensityMatchCpuMsm) {
   auto rng = test::SeededRng();
   std::vector<ec::G2Affine> bases;
   for (int i = 0; i < 60; ++i) bases.push_back(RandomG2(rng));
-  bases[5] = bases[4];                        // repeated base: a doubling inside a bucket
+  bases[5] = bases[4];                                            // repeated base: a doubling inside a bucket
   bases[6] = (-ec::G2Jacobian::FromAffine(bases[4])).ToAffine();  // and its negation
   std::vector<ff::Fr> scalars(60);
   for (auto& x : scalars) x = rng() % 3 == 0 ? ff::Fr::FromUint64(1 + rng() % 2) : ff::Fr::Random(rng);
   const ec::G2Affine want = msm::MsmG2(bases, scalars).ToAffine();
-  for (auto sizes : {pippenger::EmulationSizes{.window_bits = 5, .chunk = 1, .segment_len = 4},
-                     pippenger::EmulationSizes{.window_bits = 9, .chunk = 3, .segment_len = 16},
-                     pippenger::EmulationSizes{}}) {
+  for (auto sizes :
+       {pippenger::EmulationSizes{.window_bits = 5, .chunk = 1, .segment_len = 4},
+        pippenger::EmulationSizes{.window_bits = 9, .chunk = 3, .segment_len = 16}, pippenger::EmulationSizes{}}) {
     EXPECT_EQ(pippenger::EmulatedMsmG2(bases, scalars, nullptr, sizes).ToAffine(), want) << sizes.window_bits;
   }
   msm::DensityBitmap density(scalars.size());

@@ -150,13 +150,12 @@ struct EmulationCase {
 TEST(NttEmulationTest, AllKindsMatchReference) {
   auto rng = test::SeededRng();
   const EmulationCase cases[] = {
-      {{3, 11, 10, true}, 0},   // radix-8 rounds, fused bit reversal
-      {{2, 10, 10, true}, 2},   // radix-4 rounds, larger twiddle table
-      {{2, 10, 10, false}, 0},  // separate bit-reversal pass
-      {{3, 5, 3, true}, 0},     // up to 4 passes, several groups per block
-      {{3, 5, 3, false}, 1},
-      {{2, 4, 2, true}, 1},     // many passes of 1-2 stages
-      {{2, 10, 10, true, false}, 0},  // stage 0 multiplied by its unit twiddle
+      {{3, 11, 10, true}, 0},                               // radix-8 rounds, fused bit reversal
+      {{2, 10, 10, true}, 2},                               // radix-4 rounds, larger twiddle table
+      {{2, 10, 10, false}, 0},                              // separate bit-reversal pass
+      {{3, 5, 3, true}, 0},                                 // up to 4 passes, several groups per block
+      {{3, 5, 3, false}, 1},         {{2, 4, 2, true}, 1},  // many passes of 1-2 stages
+      {{2, 10, 10, true, false}, 0},                        // stage 0 multiplied by its unit twiddle
       {{3, 5, 3, false, false}, 1},
   };
   const ff::Fr shifts[] = {ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator), ff::Fr::FromUint64(5)};

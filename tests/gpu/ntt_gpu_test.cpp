@@ -28,8 +28,7 @@ std::vector<ff::Fr> RandomVector(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
-constexpr NttKind kAllKinds[] = {NttKind::kForward, NttKind::kInverse, NttKind::kCosetForward,
-                                 NttKind::kCosetInverse};
+constexpr NttKind kAllKinds[] = {NttKind::kForward, NttKind::kInverse, NttKind::kCosetForward, NttKind::kCosetInverse};
 
 TEST(NttGpuTest, DeviceResidentMatchesCpuForAllKindsAndVariants) {
   CUZK_REQUIRE_GPU();
@@ -37,11 +36,11 @@ TEST(NttGpuTest, DeviceResidentMatchesCpuForAllKindsAndVariants) {
   NttEngine engine(0);
   Stream stream;
   const NttKernelConfig configs[] = {
-      {2, 10, 10, true},   // default: radix-4, fused bit reversal
-      {3, 11, 10, true},   // radix-8
-      {2, 10, 10, false},  // separate bit-reversal pass
-      {2, 10, 10, true, false},  // stage 0 multiplied by its unit twiddle (the skip's reference)
-      {2, 10, 10, true, true, false},  // direction read at run time (the specialization's reference)
+      {2, 10, 10, true},                     // default: radix-4, fused bit reversal
+      {3, 11, 10, true},                     // radix-8
+      {2, 10, 10, false},                    // separate bit-reversal pass
+      {2, 10, 10, true, false},              // stage 0 multiplied by its unit twiddle (the skip's reference)
+      {2, 10, 10, true, true, false},        // direction read at run time (the specialization's reference)
       {2, 10, 10, true, true, true, false},  // forward kinds with 3-block kernels too
   };
   for (unsigned log_n : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 13u, 15u, 16u, 19u, 20u, 21u, 22u}) {
@@ -114,9 +113,9 @@ TEST(NttGpuTest, RejectsBadSizesAndPointers) {
   DeviceBuffer<ff::Fr> buf(64);
   EXPECT_THROW(engine.Run(NttKind::kForward, buf.data(), 48, nullptr), std::invalid_argument);
   EXPECT_THROW(engine.Run(NttKind::kForward, buf.data(), 1, nullptr), std::invalid_argument);
-  EXPECT_THROW(engine.Run(NttKind::kForward, reinterpret_cast<ff::Fr*>(reinterpret_cast<char*>(buf.data()) + 8), 32,
-                          nullptr),
-               std::invalid_argument);
+  EXPECT_THROW(
+      engine.Run(NttKind::kForward, reinterpret_cast<ff::Fr*>(reinterpret_cast<char*>(buf.data()) + 8), 32, nullptr),
+      std::invalid_argument);
 }
 
 }  // namespace

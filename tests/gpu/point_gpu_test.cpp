@@ -26,10 +26,10 @@ TEST(PointGpuTest, XyzzOperationsMatchHost) {
     const ec::G1Affine b = (ec::G1Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine();
     const ec::G1Xyzz x = ec::G1Xyzz::FromAffine(a).AddMixed(b);
     acc.push_back(x), points.push_back((ec::G1Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine());
-    acc.push_back(ec::G1Xyzz::FromAffine(a)), points.push_back(a);     // doubling branch
-    acc.push_back(ec::G1Xyzz::FromAffine(a)), points.push_back(-a);    // P + (-P)
-    acc.push_back(ec::G1Xyzz::Infinity()), points.push_back(b);        // infinity + P
-    acc.push_back(x), points.push_back(ec::G1Affine::Infinity());      // P + infinity
+    acc.push_back(ec::G1Xyzz::FromAffine(a)), points.push_back(a);   // doubling branch
+    acc.push_back(ec::G1Xyzz::FromAffine(a)), points.push_back(-a);  // P + (-P)
+    acc.push_back(ec::G1Xyzz::Infinity()), points.push_back(b);      // infinity + P
+    acc.push_back(x), points.push_back(ec::G1Affine::Infinity());    // P + infinity
   }
   std::vector<ec::G1Xyzz> out(acc.size());
   for (G1Op op : {G1Op::kAddMixed, G1Op::kAdd, G1Op::kDouble}) {

@@ -60,10 +60,11 @@ void ExpectSameProof(CudaBackend& gpu, const ProvingKey& pk, const r1cs::Compile
   EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << what;
   EXPECT_TRUE(Verify(PrepareVerifyingKey(pk.vk), got, z.PublicInputs())) << what;
   const CudaBackendStats st = gpu.Stats();
-  std::printf("  %s: witness-only GPU proof %.1f ms; totals: compaction %.2f ms, upload+expand+eval %.2f ms, "
-              "%llu compact witness bytes, %llu circuit bytes resident\n",
-              what.c_str(), ms, st.compact_witness_ms, st.abc_eval_ms, (unsigned long long)st.compact_witness_bytes,
-              (unsigned long long)st.resident_circuit_bytes);
+  std::printf(
+      "  %s: witness-only GPU proof %.1f ms; totals: compaction %.2f ms, upload+expand+eval %.2f ms, "
+      "%llu compact witness bytes, %llu circuit bytes resident\n",
+      what.c_str(), ms, st.compact_witness_ms, st.abc_eval_ms, (unsigned long long)st.compact_witness_bytes,
+      (unsigned long long)st.resident_circuit_bytes);
 }
 
 TEST(WitnessOnlyGpuTest, SameProofAsCpuForTheSameBlinding) {
@@ -168,7 +169,9 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
   CUZK_REQUIRE_GPU();
   if (!std::getenv("CUZK_GPU_SLOW")) GTEST_SKIP() << "set CUZK_GPU_SLOW=1 (8 MiB setup and proofs: minutes)";
   using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
   auto rng = test::SeededRng();
   auto t0 = Clock::now();
   snapdeals::TestSectorOptions opt;
@@ -183,9 +186,11 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
               circuit.a.nonzeros(), circuit.b.nonzeros(), circuit.c.nonzeros());
   t0 = Clock::now();
   const r1cs::CompactCircuit cc = r1cs::Compact(circuit);
-  std::printf("  8MiB: Compact %.0f ms: %zu table entries, %zu escapes, %zu bytes (host CSR %zu bytes)\n", ms_since(t0),
-              cc.coefficients.size(), cc.a.escape_positions.size() + cc.b.escape_positions.size() + cc.c.escape_positions.size(),
-              cc.Bytes(), (circuit.a.nonzeros() + circuit.b.nonzeros() + circuit.c.nonzeros()) * 36 + 3 * 8 * circuit.num_constraints());
+  std::printf(
+      "  8MiB: Compact %.0f ms: %zu table entries, %zu escapes, %zu bytes (host CSR %zu bytes)\n", ms_since(t0),
+      cc.coefficients.size(),
+      cc.a.escape_positions.size() + cc.b.escape_positions.size() + cc.c.escape_positions.size(), cc.Bytes(),
+      (circuit.a.nonzeros() + circuit.b.nonzeros() + circuit.c.nonzeros()) * 36 + 3 * 8 * circuit.num_constraints());
   t0 = Clock::now();
   GpuFixedBaseBatcher batcher;
   const ProvingKey pk = GenerateParameters(circuit, {.fixed_base = &batcher});
@@ -209,15 +214,17 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
     const double witness_only_ms = ms_since(t0);
     const CudaBackendStats after = gpu.Stats();
     EXPECT_EQ(EncodeProof(witness_only), EncodeProof(ordinary)) << "partition " << k;
-    EXPECT_TRUE(Verify(pvk, witness_only, snapdeals::PartitionPublicInputs(sector.shape, k, sector.commitments).AsArray()))
+    EXPECT_TRUE(
+        Verify(pvk, witness_only, snapdeals::PartitionPublicInputs(sector.shape, k, sector.commitments).AsArray()))
         << "partition " << k;
-    std::printf("  8MiB k=%u: witness %.0f ms; ordinary prove (host a/b/c + GPU) %.0f ms; witness-only prove %.0f ms "
-                "(compaction %.1f ms, upload+expand+eval+check %.1f ms, %llu compact witness bytes for %zu values); "
-                "circuit resident %llu bytes\n",
-                k, witness_ms, ordinary_ms, witness_only_ms, after.compact_witness_ms - before.compact_witness_ms,
-                after.abc_eval_ms - before.abc_eval_ms,
-                (unsigned long long)(after.compact_witness_bytes - before.compact_witness_bytes), z.values.size(),
-                (unsigned long long)after.resident_circuit_bytes);
+    std::printf(
+        "  8MiB k=%u: witness %.0f ms; ordinary prove (host a/b/c + GPU) %.0f ms; witness-only prove %.0f ms "
+        "(compaction %.1f ms, upload+expand+eval+check %.1f ms, %llu compact witness bytes for %zu values); "
+        "circuit resident %llu bytes\n",
+        k, witness_ms, ordinary_ms, witness_only_ms, after.compact_witness_ms - before.compact_witness_ms,
+        after.abc_eval_ms - before.abc_eval_ms,
+        (unsigned long long)(after.compact_witness_bytes - before.compact_witness_bytes), z.values.size(),
+        (unsigned long long)after.resident_circuit_bytes);
     if (i == 0) {
       CpuBackend cpu;
       t0 = Clock::now();

@@ -49,7 +49,7 @@ TEST(DispatchDecision, MaxRunAheadCountsSynthesisAndGpuQueue) {
   EXPECT_EQ(DecideDispatch(s).action, DispatchAction::kAskPacer);  // 2 ahead of 3
   s.gpu_queue = 2;
   EXPECT_EQ(DecideDispatch(s).action, DispatchAction::kWaitForCapacity);  // 3 ahead
-  s.max_run_ahead = 0;  // no ceiling
+  s.max_run_ahead = 0;                                                    // no ceiling
   s.gpu_queue = 1000;
   EXPECT_EQ(DecideDispatch(s).action, DispatchAction::kAskPacer);
 }

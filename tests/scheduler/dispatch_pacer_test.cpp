@@ -185,7 +185,7 @@ TEST(DispatchPacer, PredictorCountsPartitionsInSynthesis) {
   p.OnGpuComplete(t, 1.0);  // gpu_eff 0.5 s: 30 s of synthesis needs 60 in flight
   p.SetQueues(t, 10, 30);   // queue above target, but 30 in synthesis is too few
   EXPECT_TRUE(p.MayDispatch(t));
-  p.SetQueues(t, 10, 70);   // 10 + 70 - 60 = 20 predicted: pace
+  p.SetQueues(t, 10, 70);  // 10 + 70 - 60 = 20 predicted: pace
   p.SetQueues(t + 100, 10, 70);
   EXPECT_NEAR(p.State(t + 100).predicted, 20, 1e-3);
   ASSERT_TRUE(p.MayDispatch(t + 100));

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "scheduler/pipeline_status_json.hpp"
-#include "tools/simulator/timeline_plot.hpp"
 #include "scheduler/timeline.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 
 namespace cuzk::scheduler {
 namespace {
@@ -312,10 +312,10 @@ TEST(Pipeline, CriticalJobGoesBeforePendingNormalPartitions) {
     for (int j = 0; j < 3; ++j)
       pipeline.Submit({"normal-" + std::to_string(j), Priority::kNormal, 4,
                        std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{1, 0}), results.Callback()});
-    pipeline.Submit({"high", Priority::kHigh, 2, std::make_shared<FakeWork>(7, PartitionBytes{1, 0}),
-                     results.Callback()});
-    pipeline.Submit({"critical", Priority::kCritical, 4, std::make_shared<FakeWork>(8, PartitionBytes{1, 0}),
-                     results.Callback()});
+    pipeline.Submit(
+        {"high", Priority::kHigh, 2, std::make_shared<FakeWork>(7, PartitionBytes{1, 0}), results.Callback()});
+    pipeline.Submit(
+        {"critical", Priority::kCritical, 4, std::make_shared<FakeWork>(8, PartitionBytes{1, 0}), results.Callback()});
     const PipelineStatus s = pipeline.Status();
     EXPECT_EQ(s.synthesis_queue, 18u);
     open.set_value();
@@ -323,8 +323,8 @@ TEST(Pipeline, CriticalJobGoesBeforePendingNormalPartitions) {
   }
   std::vector<std::string> order;
   for (auto& e : log.Events("SYNTH_START")) order.push_back(e.job + "/" + std::to_string(e.partition));
-  std::vector<std::string> expected = {"plug/0", "critical/0", "critical/1", "critical/2", "critical/3",
-                                       "high/0", "high/1"};
+  std::vector<std::string> expected = {"plug/0",     "critical/0", "critical/1", "critical/2",
+                                       "critical/3", "high/0",     "high/1"};
   for (int j = 0; j < 3; ++j)
     for (int p = 0; p < 4; ++p) expected.push_back("normal-" + std::to_string(j) + "/" + std::to_string(p));
   EXPECT_EQ(order, expected);
@@ -410,8 +410,8 @@ TEST(Pipeline, CancellationReleasesReservationsVisibleInStatus) {
   EXPECT_EQ(s.synthesis_queue, 0u);
   EXPECT_EQ(results.by_id.at("stuck").size(), 1u);
   // The pipeline still works afterwards.
-  pipeline.Submit({"after", Priority::kNormal, 3, std::make_shared<FakeWork>(2, PartitionBytes{20, 10}),
-                   results.Callback()});
+  pipeline.Submit(
+      {"after", Priority::kNormal, 3, std::make_shared<FakeWork>(2, PartitionBytes{20, 10}), results.Callback()});
   ASSERT_TRUE(results.WaitFor(2));
   EXPECT_EQ(results.by_id.at("after")[0].outcome, JobOutcome::kCompleted);
 }
@@ -529,7 +529,7 @@ TEST(Pipeline, DefaultPacerBootstrapsWaitsForAMeasurementThenRuns) {
   memory::Budget budget(1000);
   Log log;
   Results results;
-  PipelineConfig c;  // the daemon's defaults, bootstrap spacing aside
+  PipelineConfig c;          // the daemon's defaults, bootstrap spacing aside
   c.synthesis_threads = 12;  // more than the bootstrap: only the pacer limits it
   c.gpu_workers_per_device = 2;
   c.pacer.bootstrap_spacing_s = 0;
@@ -537,8 +537,8 @@ TEST(Pipeline, DefaultPacerBootstrapsWaitsForAMeasurementThenRuns) {
   PacerState end;
   {
     Pipeline pipeline(c, budget);
-    pipeline.Submit({"boot", Priority::kNormal, 20, std::make_shared<FakeWork>(1, PartitionBytes{10, 5}),
-                     results.Callback()});
+    pipeline.Submit(
+        {"boot", Priority::kNormal, 20, std::make_shared<FakeWork>(1, PartitionBytes{10, 5}), results.Callback()});
     ASSERT_TRUE(results.WaitFor(1));
     end = pipeline.Status().pacer;
   }
@@ -648,8 +648,8 @@ TEST(Pipeline, ShutdownDrainsStartedJobsAndCancelsTheRest) {
   slowish->synth = 20ms;
   pipeline.Submit({"started", Priority::kNormal, 2, slowish, results.Callback()});
   ASSERT_TRUE(WaitUntil([&] { return slowish->synth_started.load() == 1; }));
-  pipeline.Submit({"queued", Priority::kLow, 2, std::make_shared<FakeWork>(2, PartitionBytes{1, 0}),
-                   results.Callback()});
+  pipeline.Submit(
+      {"queued", Priority::kLow, 2, std::make_shared<FakeWork>(2, PartitionBytes{1, 0}), results.Callback()});
   EXPECT_TRUE(pipeline.Shutdown(std::chrono::steady_clock::now() + 5s));
   EXPECT_EQ(results.by_id.at("started").at(0).outcome, JobOutcome::kCompleted);
   EXPECT_EQ(results.by_id.at("queued").at(0).outcome, JobOutcome::kCancelled);
@@ -724,8 +724,8 @@ TEST(Pipeline, CpuBackendWorkersWhenThereIsNoGpu) {
     Pipeline pipeline(c, budget);
     EXPECT_EQ(pipeline.Status().gpu_workers.size(), 3u);
     EXPECT_EQ(pipeline.Status().gpu_workers[0].device, -1);
-    pipeline.Submit({"cpu", Priority::kNormal, 4, std::make_shared<FakeWork>(1, PartitionBytes{5, 1}),
-                     results.Callback()});
+    pipeline.Submit(
+        {"cpu", Priority::kNormal, 4, std::make_shared<FakeWork>(1, PartitionBytes{5, 1}), results.Callback()});
     ASSERT_TRUE(results.WaitFor(1));
   }
   EXPECT_EQ(results.by_id.at("cpu")[0].outcome, JobOutcome::kCompleted);

@@ -34,8 +34,8 @@ SimResult RunScenario(const json& j) { return Simulate(ParseScenario(j)); }
 
 // cuzk's pacing: PI on the queue now, paced even when starved, late-era gains.
 json CuzkPacer() {
-  return json{{"target", 8},       {"fill_when_starved", false}, {"predict_synthesis", false},
-              {"ki", 0.001},       {"integral_min", -20},        {"integral_max", 100}};
+  return json{{"target", 8}, {"fill_when_starved", false}, {"predict_synthesis", false},
+              {"ki", 0.001}, {"integral_min", -20},        {"integral_max", 100}};
 }
 
 void ExpectSound(const SimResult& r) {

@@ -1,9 +1,9 @@
 #include "tests/support/oracle.hpp"
 
-#include <cstdio>
-#include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
+#include <stdexcept>
 
 namespace cuzk::test {
 

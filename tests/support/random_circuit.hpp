@@ -25,9 +25,9 @@ struct RandomCircuitParams {
   uint64_t constraints = 100;
   uint64_t num_public = 3;  // inputs besides ONE
   uint64_t free_aux = 50;
-  uint32_t max_terms = 6;        // per A/B row (C gets up to this many besides w_r)
+  uint32_t max_terms = 6;           // per A/B row (C gets up to this many besides w_r)
   double random_coeff_share = 0.1;  // coefficients drawn uniformly from Fr
-  bool empty_rows = true;        // some A/B rows empty (a = 0 or b = 0)
+  bool empty_rows = true;           // some A/B rows empty (a = 0 or b = 0)
 };
 
 struct RandomCircuit {
@@ -46,7 +46,8 @@ inline ff::Fr RandomCoefficient(std::mt19937_64& rng, double random_share) {
     return v.IsZero() ? ff::Fr::One() : v;
   }
   switch (rng() % 5) {
-    case 0: case 1: return ff::Fr::One();
+    case 0:
+    case 1: return ff::Fr::One();
     case 2: return -ff::Fr::One();
     case 3: return ff::Fr::FromUint64(uint64_t(1) << (rng() % 64));
     default: return -ff::Fr::FromUint64(uint64_t(2) << (rng() % 32));

@@ -20,7 +20,9 @@ inline std::vector<std::pair<std::string, CommandSetup>>& CommandList() {
 }
 
 struct CommandRegistrar {
-  CommandRegistrar(std::string name, CommandSetup setup) { CommandList().emplace_back(std::move(name), std::move(setup)); }
+  CommandRegistrar(std::string name, CommandSetup setup) {
+    CommandList().emplace_back(std::move(name), std::move(setup));
+  }
 };
 
 // The group `name` of subcommands ("snap", "groth16"): created, with its description, by the first

@@ -52,8 +52,8 @@ void Status(const AdminArgs& a) {
     std::printf("queue %s: %u pending, %u in progress\n", q.proof_kind().c_str(), q.pending(), q.in_progress());
   }
   for (const auto& s : r.loaded_srs()) {
-    std::printf("srs %s: %s, %llu bytes, %u ref(s)\n", s.circuit_id().c_str(), v1::SRSStatus::Tier_Name(s.tier()).c_str(),
-                (unsigned long long)s.size_bytes(), s.ref_count());
+    std::printf("srs %s: %s, %llu bytes, %u ref(s)\n", s.circuit_id().c_str(),
+                v1::SRSStatus::Tier_Name(s.tier()).c_str(), (unsigned long long)s.size_bytes(), s.ref_count());
   }
 }
 
@@ -72,8 +72,9 @@ void Preload(const AdminArgs& a) {
   v1::PreloadSrsResponse r;
   auto ctx = client::Context(seconds(3600));
   client::Check(stub->PreloadSRS(ctx.get(), req, &r), "PreloadSRS");
-  std::printf("%s: %s\n", a.circuit_id.c_str(),
-              r.already_loaded() ? "already loaded" : ("loaded in " + std::to_string(r.load_time_ms()) + " ms").c_str());
+  std::printf(
+      "%s: %s\n", a.circuit_id.c_str(),
+      r.already_loaded() ? "already loaded" : ("loaded in " + std::to_string(r.load_time_ms()) + " ms").c_str());
 }
 
 void Evict(const AdminArgs& a) {
@@ -83,8 +84,9 @@ void Evict(const AdminArgs& a) {
   v1::EvictSrsResponse r;
   auto ctx = client::Context(seconds(60));
   client::Check(stub->EvictSRS(ctx.get(), req, &r), "EvictSRS");
-  std::printf("%s: %s\n", a.circuit_id.c_str(),
-              r.was_loaded() ? ("evicted, " + std::to_string(r.freed_bytes()) + " bytes freed").c_str() : "was not loaded");
+  std::printf(
+      "%s: %s\n", a.circuit_id.c_str(),
+      r.was_loaded() ? ("evicted, " + std::to_string(r.freed_bytes()) + " bytes freed").c_str() : "was not loaded");
 }
 
 void Cancel(const AdminArgs& a) {

@@ -59,7 +59,9 @@ void Batch(const BatchArgs& a) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double per_min = completed.load() * 60.0 / secs;
   if (a.json) {
-    std::printf("%s\n", nlohmann::json({{"completed", completed.load()}, {"failed", failed.load()}, {"seconds", secs},
+    std::printf("%s\n", nlohmann::json({{"completed", completed.load()},
+                                        {"failed", failed.load()},
+                                        {"seconds", secs},
                                         {"proofs_per_minute", per_min}})
                             .dump()
                             .c_str());
@@ -72,7 +74,8 @@ void Batch(const BatchArgs& a) {
 
 CommandRegistrar kBatch("batch", [](CLI::App& app) {
   auto args = std::make_shared<BatchArgs>();
-  auto* cmd = app.add_subcommand("batch", "Prove a gen-vanilla sector COUNT times through a daemon, CONCURRENCY at a time");
+  auto* cmd =
+      app.add_subcommand("batch", "Prove a gen-vanilla sector COUNT times through a daemon, CONCURRENCY at a time");
   cmd->add_option("--addr", args->addr, "daemon address: unix:///path or host:port")->capture_default_str();
   cmd->add_option("--dir", args->dir, "gen-vanilla directory")->required();
   cmd->add_option("--count", args->count, "proofs")->capture_default_str();

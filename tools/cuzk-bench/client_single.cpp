@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "tools/cuzk-bench/client_common.hpp"
 #include "tools/common/file_io.hpp"
 #include "tools/common/timing.hpp"
+#include "tools/cuzk-bench/client_common.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
 
 namespace cuzk::bench {
@@ -57,19 +57,25 @@ void Single(const SingleArgs& a) {
     tools::WriteFileText(a.out, result.proof());
   }
   if (a.json) {
-    nlohmann::json j = {{"job_id", job_id},           {"status", client::StatusName(result.status())},
-                        {"error", result.error_message()}, {"proof_bytes", result.proof().size()},
-                        {"queue_wait_ms", result.queue_wait_ms()}, {"srs_load_ms", result.srs_load_ms()},
-                        {"synthesis_ms", result.synthesis_ms()}, {"gpu_compute_ms", result.gpu_compute_ms()},
-                        {"total_ms", result.total_ms()},     {"client_wall_s", wall_s}};
+    nlohmann::json j = {{"job_id", job_id},
+                        {"status", client::StatusName(result.status())},
+                        {"error", result.error_message()},
+                        {"proof_bytes", result.proof().size()},
+                        {"queue_wait_ms", result.queue_wait_ms()},
+                        {"srs_load_ms", result.srs_load_ms()},
+                        {"synthesis_ms", result.synthesis_ms()},
+                        {"gpu_compute_ms", result.gpu_compute_ms()},
+                        {"total_ms", result.total_ms()},
+                        {"client_wall_s", wall_s}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("job %s: %s%s%s\n", job_id.c_str(), client::StatusName(result.status()).c_str(),
                 result.error_message().empty() ? "" : ": ", result.error_message().c_str());
-    std::printf("  queue %llu ms, srs load %llu ms, synthesis %llu ms, prove (gpu) %llu ms, total %llu ms; client %.2f s\n",
-                (unsigned long long)result.queue_wait_ms(), (unsigned long long)result.srs_load_ms(),
-                (unsigned long long)result.synthesis_ms(), (unsigned long long)result.gpu_compute_ms(),
-                (unsigned long long)result.total_ms(), wall_s);
+    std::printf(
+        "  queue %llu ms, srs load %llu ms, synthesis %llu ms, prove (gpu) %llu ms, total %llu ms; client %.2f s\n",
+        (unsigned long long)result.queue_wait_ms(), (unsigned long long)result.srs_load_ms(),
+        (unsigned long long)result.synthesis_ms(), (unsigned long long)result.gpu_compute_ms(),
+        (unsigned long long)result.total_ms(), wall_s);
     if (ok && !a.out.empty()) std::printf("  proof: %s (%zu bytes)\n", a.out.c_str(), result.proof().size());
   }
   CommandExitCode() = ok ? 0 : 1;

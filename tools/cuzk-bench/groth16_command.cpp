@@ -73,8 +73,7 @@ int RunGroth16(const Groth16Args& a) {
       double start = tools::SecondsSince(t0);
       t0 = Clock::now();
       groth16::OsRng rng;
-      groth16::Proof proof =
-          cpu.ProveFinish(pk, std::move(pending[0]), ff::Fr::Random(rng), ff::Fr::Random(rng));
+      groth16::Proof proof = cpu.ProveFinish(pk, std::move(pending[0]), ff::Fr::Random(rng), ff::Fr::Random(rng));
       double finish = tools::SecondsSince(t0);
       double prove = tools::SecondsSince(tp);
       best_abc = std::min(best_abc, abc);
@@ -110,13 +109,15 @@ int RunGroth16(const Groth16Args& a) {
 
 CommandRegistrar kGroth16("groth16", [](CLI::App& app) {
   auto args = std::make_shared<Groth16Args>();
-  auto* cmd = app.add_subcommand("groth16", "Time CPU Groth16 (setup, witness, prove by stage) on the synthetic circuit");
+  auto* cmd =
+      app.add_subcommand("groth16", "Time CPU Groth16 (setup, witness, prove by stage) on the synthetic circuit");
   cmd->add_option("--log-size,-k", args->log_sizes, "log2 of rows (constraints + inputs); repeatable")
       ->required()
       ->check(CLI::Range(4, 26));
   cmd->add_option("--threads,-t", args->threads, "worker threads (0 = all hardware threads)");
-  cmd->add_option("--runs", args->runs, "proofs per size (best time reported)")->capture_default_str()->check(
-      CLI::Range(1, 100));
+  cmd->add_option("--runs", args->runs, "proofs per size (best time reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--num-public", args->num_public, "public inputs")->capture_default_str();
   cmd->add_flag("--json", args->json, "print a JSON array");
   cmd->callback([args] { CommandExitCode() = RunGroth16(*args); });

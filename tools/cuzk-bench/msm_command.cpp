@@ -200,8 +200,8 @@ int RunMsm(const MsmArgs& args) {
 
   std::vector<double> sorted = times_ms;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  const double median =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
 
   nlohmann::json out;
   out["command"] = "msm";
@@ -221,8 +221,8 @@ int RunMsm(const MsmArgs& args) {
   out["max_ms"] = sorted.back();
   out["ns_per_point"] = median * 1e6 / double(n);
   std::sort(cpu_ms.begin(), cpu_ms.end());
-  out["cpu_ms_median"] = cpu_ms.size() % 2 ? cpu_ms[cpu_ms.size() / 2]
-                                           : (cpu_ms[cpu_ms.size() / 2 - 1] + cpu_ms[cpu_ms.size() / 2]) / 2;
+  out["cpu_ms_median"] =
+      cpu_ms.size() % 2 ? cpu_ms[cpu_ms.size() / 2] : (cpu_ms[cpu_ms.size() / 2 - 1] + cpu_ms[cpu_ms.size() / 2]) / 2;
   out["fp_mul_ns_before"] = mul_ns_before;
   out["fp_mul_ns_after"] = mul_ns_after;
 #if defined(CUZK_FF_X86_64_ASM)
@@ -241,11 +241,12 @@ int RunMsm(const MsmArgs& args) {
   if (args.json) {
     std::printf("%s\n", out.dump().c_str());
   } else {
-    std::printf("msm %s 2^%u, %u threads, window %u: median %.3f ms (min %.3f, max %.3f over %u runs), "
-                "%.1f ns/point, cpu %.3f ms, Fp mul %.1f ns, load %s, check %s\n",
-                Api::kName, args.log_size, threads, window, median, sorted.front(), sorted.back(), args.runs,
-                median * 1e6 / double(n), out["cpu_ms_median"].get<double>(), mul_ns_before, load_before.c_str(),
-                pass ? "pass" : "FAIL");
+    std::printf(
+        "msm %s 2^%u, %u threads, window %u: median %.3f ms (min %.3f, max %.3f over %u runs), "
+        "%.1f ns/point, cpu %.3f ms, Fp mul %.1f ns, load %s, check %s\n",
+        Api::kName, args.log_size, threads, window, median, sorted.front(), sorted.back(), args.runs,
+        median * 1e6 / double(n), out["cpu_ms_median"].get<double>(), mul_ns_before, load_before.c_str(),
+        pass ? "pass" : "FAIL");
   }
   if (!pass) std::fprintf(stderr, "cuzk-bench msm: check failed (seed %llu)\n", (unsigned long long)seed);
   return pass ? 0 : 1;

@@ -211,9 +211,7 @@ int RunNtt(const NttArgs& args) {
 CommandRegistrar kNtt("ntt", [](CLI::App& app) {
   auto args = std::make_shared<NttArgs>();
   auto* cmd = app.add_subcommand("ntt", "Time a CPU NTT of size 2^K over Fr and check the result");
-  cmd->add_option("--log-size,-k", args->log_size, "log2 of the transform size")
-      ->required()
-      ->check(CLI::Range(0, 27));
+  cmd->add_option("--log-size,-k", args->log_size, "log2 of the transform size")->required()->check(CLI::Range(0, 27));
   cmd->add_option("--threads,-t", args->threads, "worker threads (0 = all hardware threads)");
   cmd->add_flag("--inverse", args->inverse, "time the inverse transform");
   cmd->add_flag("--coset", args->coset, "time the coset transform (shift 7)");

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/simulator/simulator.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
+#include "tools/simulator/simulator.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -70,10 +70,11 @@ int RunSimulate(const SimulateArgs& a) {
               r.makespan_s);
   std::printf("GPU utilization %.2f%% (steady %.2f%% over %.1f..%.1f s), %u workers\n", r.gpu_utilization * 100,
               r.steady_gpu_utilization * 100, r.steady_from_s, r.steady_to_s, r.gpu_workers);
-  std::printf("GPU idle while work pending %.3f s; pacer throttled while starved %.3f s (bootstrap %.3f s); "
-              "budget held %.1f s\n",
-              r.gpu_idle_while_work_pending_s, r.pacer_throttled_while_starved_s,
-              r.pacer_throttled_during_bootstrap_s, r.budget_held_s);
+  std::printf(
+      "GPU idle while work pending %.3f s; pacer throttled while starved %.3f s (bootstrap %.3f s); "
+      "budget held %.1f s\n",
+      r.gpu_idle_while_work_pending_s, r.pacer_throttled_while_starved_s, r.pacer_throttled_during_bootstrap_s,
+      r.budget_held_s);
   std::printf("re-bootstraps %llu; GPU queue mean %.2f max %llu; peak reserved %llu of %llu bytes\n",
               (unsigned long long)r.rebootstraps, r.mean_gpu_queue_depth, (unsigned long long)r.max_gpu_queue_depth,
               (unsigned long long)r.peak_reserved_bytes, (unsigned long long)r.budget_bytes);

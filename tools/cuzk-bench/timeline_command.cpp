@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/simulator/timeline_plot.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
+#include "tools/simulator/timeline_plot.hpp"
 
 namespace cuzk::bench {
 namespace {
@@ -57,10 +57,11 @@ int RunTimeline(const TimelineArgs& a) {
     for (auto& [w, ms] : d.busy_ms_by_worker) j["busy_s_by_worker"][std::to_string(w)] = ms / 1e3;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("%llu TIMELINE lines, %zu GPU partitions over %.1f s: utilization %.2f%% per worker, some worker "
-                "busy %.2f%%, idle while work pending %.3f s, max queue depth %lld\n",
-                (unsigned long long)d.timeline_lines, d.gpu.size(), d.gpu_span_ms / 1e3, d.gpu_utilization * 100,
-                d.any_busy_fraction * 100, d.idle_while_pending_ms / 1e3, (long long)d.max_queue_depth);
+    std::printf(
+        "%llu TIMELINE lines, %zu GPU partitions over %.1f s: utilization %.2f%% per worker, some worker "
+        "busy %.2f%%, idle while work pending %.3f s, max queue depth %lld\n",
+        (unsigned long long)d.timeline_lines, d.gpu.size(), d.gpu_span_ms / 1e3, d.gpu_utilization * 100,
+        d.any_busy_fraction * 100, d.idle_while_pending_ms / 1e3, (long long)d.max_queue_depth);
   }
   return 0;
 }

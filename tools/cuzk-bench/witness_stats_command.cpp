@@ -53,8 +53,12 @@ struct Split {
   }
   nlohmann::json ToJson() const {
     const double n = total() ? double(total()) : 1.0;
-    return {{"count", total()},     {"zeros", zeros},           {"ones", ones},
-            {"other", other},       {"zero_fraction", zeros / n}, {"one_fraction", ones / n},
+    return {{"count", total()},
+            {"zeros", zeros},
+            {"ones", ones},
+            {"other", other},
+            {"zero_fraction", zeros / n},
+            {"one_fraction", ones / n},
             {"other_fraction", other / n}};
   }
 };
@@ -69,19 +73,15 @@ int RunWitnessStats(const WitnessStatsArgs& a) {
   const snapdeals::TestSector sector = snapdeals::GenerateTestSector(opt);
   const double t_sector = tools::SecondsSince(t0);
   t0 = std::chrono::steady_clock::now();
-  const snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(sector.shape, a.partition, sector.commitments,
-                                                                   sector.partition_proofs[0]);
+  const snapdeals::CircuitWitness w =
+      snapdeals::MakeCircuitWitness(sector.shape, a.partition, sector.commitments, sector.partition_proofs[0]);
   const r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(sector.shape, w);
   const double t_witness = tools::SecondsSince(t0);
 
   Split aux, sec_a, sec_b;
   for (size_t i = z.num_inputs; i < z.values.size(); ++i) aux.Add(z.values[i]);
-  nlohmann::json out = {{"sector_size", bytes},
-                        {"partition", a.partition},
-                        {"sparse_sector", sector.sparse},
-                        {"variables", z.values.size()},
-                        {"sector_s", t_sector},
-                        {"witness_s", t_witness},
+  nlohmann::json out = {{"sector_size", bytes},         {"partition", a.partition}, {"sparse_sector", sector.sparse},
+                        {"variables", z.values.size()}, {"sector_s", t_sector},     {"witness_s", t_witness},
                         {"aux", aux.ToJson()}};
   if (a.sections) {
     t0 = std::chrono::steady_clock::now();
@@ -104,8 +104,8 @@ int RunWitnessStats(const WitnessStatsArgs& a) {
 
 CommandRegistrar kWitnessStats("witness-stats", [](CLI::App& app) {
   auto args = std::make_shared<WitnessStatsArgs>();
-  auto* cmd = app.add_subcommand("witness-stats",
-                                 "Fractions of 0, 1 and other values per MSM section of a SnapDeals witness");
+  auto* cmd =
+      app.add_subcommand("witness-stats", "Fractions of 0, 1 and other values per MSM section of a SnapDeals witness");
   cmd->add_option("--sector-size", args->sector_size, "2KiB, 8KiB, 8MiB, 512MiB, 32GiB, ...")->capture_default_str();
   cmd->add_option("--seed", args->seed, "test sector seed")->capture_default_str();
   cmd->add_option("--partition", args->partition, "partition index")->capture_default_str();

@@ -108,8 +108,9 @@ struct CircuitArgs {
 };
 
 void AddCircuitOptions(CLI::App* cmd, CircuitArgs& a) {
-  cmd->add_option("--log-size", a.log_size, "circuit size: constraints + inputs = 2^K")->required()->check(
-      CLI::Range(4, 27));
+  cmd->add_option("--log-size", a.log_size, "circuit size: constraints + inputs = 2^K")
+      ->required()
+      ->check(CLI::Range(4, 27));
   cmd->add_option("--num-public", a.num_public, "public inputs (ONE excluded)")->capture_default_str();
   cmd->add_option("--threads", a.threads, "threads (0 = all)")->capture_default_str();
 }
@@ -118,8 +119,8 @@ r1cs::CompiledCircuit RecordTimed(const CircuitArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   r1cs::CompiledCircuit c = synthetic::Record(a.Params(), /*record_names=*/true);
   std::fprintf(stderr, "record: %llu constraints, %llu inputs, %llu aux in %.3f s\n",
-               (unsigned long long)c.num_constraints(), (unsigned long long)c.num_inputs,
-               (unsigned long long)c.num_aux, SecondsSince(t0));
+               (unsigned long long)c.num_constraints(), (unsigned long long)c.num_inputs, (unsigned long long)c.num_aux,
+               SecondsSince(t0));
   return c;
 }
 

@@ -182,7 +182,8 @@ void Setup(const SetupArgs& a) {
   auto shape = filecoin::SectorShape::FromSectorSize(filecoin::ParseSectorSize(a.sector_size));
   const ParamPaths files = ParamFiles(a.param_cache, shape);
   if (!a.force && (fs::exists(files.params) || fs::exists(files.vk))) {
-    throw std::runtime_error(files.params.string() + " or its .vk exists (a parameter cache may hold Filecoin's "
+    throw std::runtime_error(files.params.string() +
+                             " or its .vk exists (a parameter cache may hold Filecoin's "
                              "ceremony files): pass --force to replace it with a local setup");
   }
   fs::create_directories(a.param_cache);
@@ -196,7 +197,8 @@ void Setup(const SetupArgs& a) {
   if (a.gpu) throw std::runtime_error("--gpu: this cuzk-cli was built without CUDA");
 #endif
   groth16::ProvingKey pk = groth16::GenerateParameters(circuit, options);
-  std::fprintf(stderr, "setup: domain 2^%u, %.2f s\n", unsigned(std::bit_width(pk.domain_size()) - 1), SecondsSince(t0));
+  std::fprintf(stderr, "setup: domain 2^%u, %.2f s\n", unsigned(std::bit_width(pk.domain_size()) - 1),
+               SecondsSince(t0));
   t0 = std::chrono::steady_clock::now();
   groth16::WriteParams(pk, files.params.string(), a.threads);
   groth16::WriteVerifyingKey(pk.vk, files.vk.string());

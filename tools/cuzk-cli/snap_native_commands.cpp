@@ -52,7 +52,7 @@ void GenVanilla(const GenArgs& a) {
   snapdeals::TestSectorOptions o;
   o.sector_bytes = filecoin::ParseSectorSize(a.sector_size);
   o.seed = a.seed;
-  o.mode = a.sparse ? snapdeals::TestSectorOptions::Mode::kSparse
+  o.mode = a.sparse  ? snapdeals::TestSectorOptions::Mode::kSparse
            : a.dense ? snapdeals::TestSectorOptions::Mode::kDense
                      : snapdeals::TestSectorOptions::Mode::kAuto;
   o.h = a.h;
@@ -82,9 +82,9 @@ void GenVanilla(const GenArgs& a) {
               s.shape.Name().c_str(), s.sparse ? "sparse" : "dense", (unsigned long long)o.seed, s.shape.h,
               unsigned(s.partition_proofs.size()), total / s.partition_proofs.size(),
               o.self_check ? " (self-checked)" : "", SecondsSince(start));
-  std::printf("  comm_r_old %s\n  comm_d_new %s\n  comm_r_new %s\n  -> %s\n", comms["comm_r_old"].get<std::string>().c_str(),
-              comms["comm_d_new"].get<std::string>().c_str(), comms["comm_r_new"].get<std::string>().c_str(),
-              a.out.c_str());
+  std::printf("  comm_r_old %s\n  comm_d_new %s\n  comm_r_new %s\n  -> %s\n",
+              comms["comm_r_old"].get<std::string>().c_str(), comms["comm_d_new"].get<std::string>().c_str(),
+              comms["comm_r_new"].get<std::string>().c_str(), a.out.c_str());
 }
 
 struct VerifyArgs {

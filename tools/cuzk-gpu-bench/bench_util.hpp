@@ -87,12 +87,12 @@ class Args {
 
 // One line of `kernels`' closing table, added by the ntt and msm runners.
 struct SummaryRow {
-  std::string what;      // "G1 MSM", "NTT forward", "H2D pinned"
+  std::string what;  // "G1 MSM", "NTT forward", "H2D pinned"
   unsigned log_n = 0;
-  double value = 0;      // ms, or GB/s for H2D
-  std::string unit;      // "ms" or "GB/s"
-  double sppark = -1;    // the anchor (same unit), -1: none
-  std::string check;     // "PASS (...)" or "FAIL (...)"
+  double value = 0;    // ms, or GB/s for H2D
+  std::string unit;    // "ms" or "GB/s"
+  double sppark = -1;  // the anchor (same unit), -1: none
+  std::string check;   // "PASS (...)" or "FAIL (...)"
 };
 using Summary = std::vector<SummaryRow>;
 

@@ -21,18 +21,18 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
   const struct {
     cuda::FieldOp op;
     const char* name;
-  } ops[] = {{cuda::FieldOp::kMul, "mul"}, {cuda::FieldOp::kAdd, "add"}, {cuda::FieldOp::kSub, "sub"},
-             {cuda::FieldOp::kNeg, "neg"}, {cuda::FieldOp::kSquare, "square"},
-             {cuda::FieldOp::kMulSeparateChains, "mul-sc"}};
+  } ops[] = {{cuda::FieldOp::kMul, "mul"},       {cuda::FieldOp::kAdd, "add"},
+             {cuda::FieldOp::kSub, "sub"},       {cuda::FieldOp::kNeg, "neg"},
+             {cuda::FieldOp::kSquare, "square"}, {cuda::FieldOp::kMulSeparateChains, "mul-sc"}};
   for (const auto& o : ops) {
     cuda::ElementwiseOnDevice(o.op, a, b, got);
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
       H want = (o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains) ? a[i] * b[i]
-               : o.op == cuda::FieldOp::kAdd ? a[i] + b[i]
-               : o.op == cuda::FieldOp::kSub ? a[i] - b[i]
-               : o.op == cuda::FieldOp::kNeg ? -a[i]
-                                             : a[i].Square();
+               : o.op == cuda::FieldOp::kAdd                                              ? a[i] + b[i]
+               : o.op == cuda::FieldOp::kSub                                              ? a[i] - b[i]
+               : o.op == cuda::FieldOp::kNeg                                              ? -a[i]
+                                                                                          : a[i].Square();
       bad += got[i] != want;
     }
     std::printf("field check %s %-6s n=%zu: %s (%zu mismatches)\n", name, o.name, n, bad ? "FAIL" : "PASS", bad);
@@ -58,11 +58,12 @@ int RunField(const Args& args) {
     for (uint32_t threads : {128u, 256u}) {
       auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5, separate);
       auto fp = cuda::MeasureFpMulThroughput(sms * 8, threads, 512, 5, separate);
-      std::printf("mul throughput %-15s (%u SMs x 8 blocks x %u threads, 4 chains): Fr %.2f G/s (%.0f%% of %.1f T "
-                  "IMAD/s at 264/mul), Fp %.2f G/s (%.0f%% at 588/mul)\n",
-                  separate ? "separate-chains" : "even-odd", sms, threads, fr.mults_per_second / 1e9,
-                  100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
-                  100 * fp.mults_per_second * 588 / imad_per_s);
+      std::printf(
+          "mul throughput %-15s (%u SMs x 8 blocks x %u threads, 4 chains): Fr %.2f G/s (%.0f%% of %.1f T "
+          "IMAD/s at 264/mul), Fp %.2f G/s (%.0f%% at 588/mul)\n",
+          separate ? "separate-chains" : "even-odd", sms, threads, fr.mults_per_second / 1e9,
+          100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
+          100 * fp.mults_per_second * 588 / imad_per_s);
     }
   }
   return ok ? 0 : 1;

@@ -21,8 +21,7 @@
 #include "tools/cuzk-gpu-bench/bench_util.hpp"
 #include "tools/cuzk-gpu-bench/runners.hpp"
 
-namespace cuzk::gpubench {
-}  // namespace cuzk::gpubench
+namespace cuzk::gpubench {}  // namespace cuzk::gpubench
 
 namespace {
 

@@ -83,9 +83,10 @@ int RunNtt(const Args& args, Summary* summary) {
   const std::vector<unsigned> narrow_list = args.GetList("narrow", "1");
   const int warmups = int(args.GetInt("warmups", 2)), repeats = int(args.GetInt("repeats", 5));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
-  std::printf("cuzk-gpu-bench ntt: seed=%llu warmups=%d repeats=%d check-max-log=%u (CPU reference up to 2^%u, "
-              "GPU round trip for all sizes)\n",
-              (unsigned long long)seed, warmups, repeats, check_max, check_max);
+  std::printf(
+      "cuzk-gpu-bench ntt: seed=%llu warmups=%d repeats=%d check-max-log=%u (CPU reference up to 2^%u, "
+      "GPU round trip for all sizes)\n",
+      (unsigned long long)seed, warmups, repeats, check_max, check_max);
   for (const auto& d : cuda::ListDevices()) {
     std::printf("device %d: %s, %d SMs, %.1f GiB\n", d.ordinal, d.name.c_str(), d.multiprocessors,
                 d.total_memory_bytes / 1073741824.0);
@@ -139,68 +140,72 @@ int RunNtt(const Args& args, Summary* summary) {
       return std::span<const ff::Fr>(pinned.data(), n);
     };
 
-    for (unsigned radix_log : radix_logs) for (unsigned fuse : fuse_list) for (unsigned skip_unit : skip_unit_list)
-    for (unsigned specialize : specialize_list) for (unsigned narrow : narrow_list) {
-      Row row;
-      row.log_n = log_n;
-      row.radix_log = radix_log;
-      row.fused = fuse != 0;
-      row.skip_unit = skip_unit != 0;
-      row.specialized = specialize != 0;
-      row.narrow = narrow != 0;
-      row.check = ref_note;
-      cuda::NttOptions opt;
-      opt.kernel.radix_log = radix_log;
-      opt.kernel.log_block_elems = radix_log == 3 ? 11 : 10;
-      opt.kernel.fuse_bit_reverse = fuse != 0;
-      opt.kernel.skip_unit_stage = skip_unit != 0;
-      opt.kernel.specialize_direction = specialize != 0;
-      opt.kernel.narrow_forward = narrow != 0;
-      auto run = [&](NttKind k) { engine.Run(k, dbuf.data(), n, stream, opt); };
-      bool ok = true;
-      // Correctness first, on fresh copies of the input.
-      upload();
-      run(NttKind::kForward);
-      if (cpu_check) row.check += Verdict("fwd", download(), want_fwd, &ok);
-      run(NttKind::kInverse);
-      row.check += Verdict("inv(fwd)", download(), input, &ok);
-      upload();
-      run(NttKind::kCosetForward);
-      if (cpu_check) row.check += Verdict("coset", download(), want_coset, &ok);
-      run(NttKind::kCosetInverse);
-      row.check += Verdict("icoset(coset)", download(), input, &ok);
-      // Timings (on whatever the buffer holds: random-looking field elements).
-      row.fwd = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kForward); });
-      row.coset = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kCosetForward); });
-      row.inv = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kInverse); });
-      row.coset_inv = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kCosetInverse); });
-      // Host round trip: first run checked, then timed.
-      std::copy(input.begin(), input.end(), pinned.data());
-      engine.RunHost(NttKind::kForward, pinned.span(), stream, opt);
-      if (cpu_check) row.check += Verdict("host", std::span<const ff::Fr>(pinned.data(), n), want_fwd, &ok);
-      row.host = TimeOnStream(stream, warmups, repeats,
-                              [&] { engine.RunHost(NttKind::kForward, pinned.span(), stream, opt); });
-      // Copy bandwidth from/to the pinned buffer.
-      const double bytes = double(n) * sizeof(ff::Fr);
-      Stats h2d = TimeOnStream(stream, 1, repeats, [&] { dbuf.CopyFromHost(pinned.span(), stream); });
-      Stats d2h = TimeOnStream(stream, 1, repeats, [&] { dbuf.CopyToHost(pinned.span(), stream); });
-      row.h2d_gbs = bytes / (h2d.median * 1e6);
-      row.d2h_gbs = bytes / (d2h.median * 1e6);
-      all_ok &= ok;
-      std::printf("2^%-2u radix%u %s%s%s%s fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
+    for (unsigned radix_log : radix_logs)
+      for (unsigned fuse : fuse_list)
+        for (unsigned skip_unit : skip_unit_list)
+          for (unsigned specialize : specialize_list)
+            for (unsigned narrow : narrow_list) {
+              Row row;
+              row.log_n = log_n;
+              row.radix_log = radix_log;
+              row.fused = fuse != 0;
+              row.skip_unit = skip_unit != 0;
+              row.specialized = specialize != 0;
+              row.narrow = narrow != 0;
+              row.check = ref_note;
+              cuda::NttOptions opt;
+              opt.kernel.radix_log = radix_log;
+              opt.kernel.log_block_elems = radix_log == 3 ? 11 : 10;
+              opt.kernel.fuse_bit_reverse = fuse != 0;
+              opt.kernel.skip_unit_stage = skip_unit != 0;
+              opt.kernel.specialize_direction = specialize != 0;
+              opt.kernel.narrow_forward = narrow != 0;
+              auto run = [&](NttKind k) { engine.Run(k, dbuf.data(), n, stream, opt); };
+              bool ok = true;
+              // Correctness first, on fresh copies of the input.
+              upload();
+              run(NttKind::kForward);
+              if (cpu_check) row.check += Verdict("fwd", download(), want_fwd, &ok);
+              run(NttKind::kInverse);
+              row.check += Verdict("inv(fwd)", download(), input, &ok);
+              upload();
+              run(NttKind::kCosetForward);
+              if (cpu_check) row.check += Verdict("coset", download(), want_coset, &ok);
+              run(NttKind::kCosetInverse);
+              row.check += Verdict("icoset(coset)", download(), input, &ok);
+              // Timings (on whatever the buffer holds: random-looking field elements).
+              row.fwd = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kForward); });
+              row.coset = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kCosetForward); });
+              row.inv = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kInverse); });
+              row.coset_inv = TimeOnStream(stream, warmups, repeats, [&] { run(NttKind::kCosetInverse); });
+              // Host round trip: first run checked, then timed.
+              std::copy(input.begin(), input.end(), pinned.data());
+              engine.RunHost(NttKind::kForward, pinned.span(), stream, opt);
+              if (cpu_check) row.check += Verdict("host", std::span<const ff::Fr>(pinned.data(), n), want_fwd, &ok);
+              row.host = TimeOnStream(stream, warmups, repeats,
+                                      [&] { engine.RunHost(NttKind::kForward, pinned.span(), stream, opt); });
+              // Copy bandwidth from/to the pinned buffer.
+              const double bytes = double(n) * sizeof(ff::Fr);
+              Stats h2d = TimeOnStream(stream, 1, repeats, [&] { dbuf.CopyFromHost(pinned.span(), stream); });
+              Stats d2h = TimeOnStream(stream, 1, repeats, [&] { dbuf.CopyToHost(pinned.span(), stream); });
+              row.h2d_gbs = bytes / (h2d.median * 1e6);
+              row.d2h_gbs = bytes / (d2h.median * 1e6);
+              all_ok &= ok;
+              std::printf(
+                  "2^%-2u radix%u %s%s%s%s fwd %.3f ms [%.3f..%.3f]  coset %.3f  inv %.3f  icoset %.3f  host %.2f ms  "
                   "H2D %.1f GB/s D2H %.1f GB/s  %s\n",
-                  log_n, 1u << radix_log, row.fused ? "fused" : "bitrev-pass", row.skip_unit ? "" : " unit-stage-multiplied",
-                  row.specialized ? "" : " runtime-direction", row.narrow ? "" : " forward-3-blocks",
-                  row.fwd.median, row.fwd.min, row.fwd.max, row.coset.median,
-                  row.inv.median, row.coset_inv.median, row.host.median, row.h2d_gbs, row.d2h_gbs,
-                  row.check.c_str());
-      std::fflush(stdout);
-      rows.push_back(row);
-    }
+                  log_n, 1u << radix_log, row.fused ? "fused" : "bitrev-pass",
+                  row.skip_unit ? "" : " unit-stage-multiplied", row.specialized ? "" : " runtime-direction",
+                  row.narrow ? "" : " forward-3-blocks", row.fwd.median, row.fwd.min, row.fwd.max, row.coset.median,
+                  row.inv.median, row.coset_inv.median, row.host.median, row.h2d_gbs, row.d2h_gbs, row.check.c_str());
+              std::fflush(stdout);
+              rows.push_back(row);
+            }
   }
 
-  std::printf("\n| lg n | variant | fwd ms | coset ms | inv ms | icoset ms | host rt ms | H2D GB/s | D2H GB/s | "
-              "sppark fwd / coset / host | check |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| lg n | variant | fwd ms | coset ms | inv ms | icoset ms | host rt ms | H2D GB/s | D2H GB/s | "
+      "sppark fwd / coset / host | check |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     auto it = kSppark.find(r.log_n);
     char sp[64] = "-";
@@ -211,16 +216,17 @@ int RunNtt(const Args& args, Summary* summary) {
     if (summary) {
       const bool vs_cpu = r.check.find("fwd:PASS") != std::string::npos;
       const std::string how = vs_cpu ? "(equal to poly::Ntt / CosetNtt on the CPU)" : "(GPU round trips only)";
-      summary->push_back({"NTT forward", r.log_n, r.fwd.median, "ms",
-                          it != kSppark.end() ? it->second.forward : -1, (pass ? "PASS " : "FAIL ") + how});
+      summary->push_back({"NTT forward", r.log_n, r.fwd.median, "ms", it != kSppark.end() ? it->second.forward : -1,
+                          (pass ? "PASS " : "FAIL ") + how});
       summary->push_back({"NTT coset forward", r.log_n, r.coset.median, "ms",
                           it != kSppark.end() ? it->second.coset : -1, (pass ? "PASS " : "FAIL ") + how});
       summary->push_back({"H2D pinned", r.log_n, r.h2d_gbs, "GB/s", 55.4, "(pinned buffer -> device)"});
     }
     std::printf("| %u | r%u%s%s%s%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s|\n", r.log_n,
-                1u << r.radix_log, r.fused ? "" : "+bitrev", r.skip_unit ? "" : "+unitmul", r.specialized ? "" : "+rtdir", r.narrow ? "" : "+fwd3blk",
-                r.fwd.median, r.coset.median, r.inv.median, r.coset_inv.median, r.host.median, r.h2d_gbs, r.d2h_gbs,
-                sp, r.check.find("FAIL") == std::string::npos ? "PASS " : "FAIL ");
+                1u << r.radix_log, r.fused ? "" : "+bitrev", r.skip_unit ? "" : "+unitmul",
+                r.specialized ? "" : "+rtdir", r.narrow ? "" : "+fwd3blk", r.fwd.median, r.coset.median, r.inv.median,
+                r.coset_inv.median, r.host.median, r.h2d_gbs, r.d2h_gbs, sp,
+                r.check.find("FAIL") == std::string::npos ? "PASS " : "FAIL ");
   }
   std::printf("overall: %s\n", all_ok ? "PASS" : "FAIL");
   return all_ok ? 0 : 1;

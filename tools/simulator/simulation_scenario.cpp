@@ -34,7 +34,8 @@ uint64_t Unsigned(const json& j, const std::string& path, uint64_t lo, uint64_t 
   if (!j.is_number_integer() || (j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() < 0))
     Fail(path, "must be a non-negative integer, got " + j.dump());
   const uint64_t v = j.get<uint64_t>();
-  if (v < lo || v > hi) Fail(path, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + j.dump());
+  if (v < lo || v > hi)
+    Fail(path, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + j.dump());
   return v;
 }
 

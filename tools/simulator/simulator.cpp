@@ -118,9 +118,7 @@ class Simulation {
   double queue_depth_integral_ = 0;
 };
 
-bool Simulation::HeadFits() const {
-  return !synth_q_.empty() && s_.bytes_per_partition <= budget_.available();
-}
+bool Simulation::HeadFits() const { return !synth_q_.empty() && s_.bytes_per_partition <= budget_.available(); }
 
 void Simulation::Integrate(double until) {
   const double dt = until - now_;
@@ -301,8 +299,7 @@ void Simulation::Dispatch() {
     const uint32_t part = synth_q_.Top();
     Part& p = parts_[part];
     const Priority prio = jobs_[p.job].spec.priority;
-    std::optional<memory::Reservation> res =
-        budget_.TryAcquire(BudgetCharge(st.head, false), BudgetPriority(prio));
+    std::optional<memory::Reservation> res = budget_.TryAcquire(BudgetCharge(st.head, false), BudgetPriority(prio));
     st.budget_granted = res.has_value();
     d = DecideDispatch(st);
     if (d.action != DispatchAction::kDispatch) break;  // the budget holds the head; nobody behind it jumps the queue
@@ -381,9 +378,8 @@ SimResult Simulation::Run() {
   }
   for (const Job& j : jobs_)
     if (!j.done)
-      throw ScenarioError("simulation stalled at t=" + std::to_string(now_) + " s with job " +
-                          std::to_string(j.index) + " unfinished (" + std::to_string(synth_q_.size()) +
-                          " partitions pending)");
+      throw ScenarioError("simulation stalled at t=" + std::to_string(now_) + " s with job " + std::to_string(j.index) +
+                          " unfinished (" + std::to_string(synth_q_.size()) + " partitions pending)");
   SimResult r = std::move(r_);
   FinishResult(r);
   return r;
@@ -448,8 +444,11 @@ nlohmann::json ResultToJson(const SimResult& r) {
   j["rebootstraps"] = r.rebootstraps;
   auto& rb = j["rebootstrap_events"] = nlohmann::json::array();
   for (auto& e : r.rebootstrap_events)
-    rb.push_back({{"t_s", e.t_s}, {"in_flight", e.in_flight}, {"synthesizing", e.synthesizing},
-                  {"gpu_queue", e.gpu_queue}, {"on_gpu", e.on_gpu}});
+    rb.push_back({{"t_s", e.t_s},
+                  {"in_flight", e.in_flight},
+                  {"synthesizing", e.synthesizing},
+                  {"gpu_queue", e.gpu_queue},
+                  {"on_gpu", e.on_gpu}});
   j["peak_reserved_bytes"] = r.peak_reserved_bytes;
   j["budget_bytes"] = r.budget_bytes;
   j["final_reserved_bytes"] = r.final_reserved_bytes;
@@ -474,13 +473,15 @@ nlohmann::json ResultToJson(const SimResult& r) {
                     {"status", x.status}});
   auto& order = j["dispatch_order"] = nlohmann::json::array();
   for (auto& d : r.dispatch_order)
-    order.push_back(
-        {{"job", d.job}, {"partition", d.partition}, {"priority", std::string(PriorityName(d.priority))}, {"t_s", d.t_s}});
+    order.push_back({{"job", d.job},
+                     {"partition", d.partition},
+                     {"priority", std::string(PriorityName(d.priority))},
+                     {"t_s", d.t_s}});
   const PacerState& p = r.pacer;
-  j["pacer"] = {{"bootstrap", p.bootstrap},   {"calibrated", p.calibrated}, {"dispatched", p.dispatched},
-                {"completions", p.completions}, {"ema_waiting", p.ema_waiting}, {"integral", p.integral},
-                {"predicted", p.predicted},   {"synth_time_s", p.synth_time_s},
-                {"rate_mult", p.rate_mult},   {"interval_s", p.interval_s}, {"gpu_time_s", p.gpu_time_s}};
+  j["pacer"] = {{"bootstrap", p.bootstrap},     {"calibrated", p.calibrated},     {"dispatched", p.dispatched},
+                {"completions", p.completions}, {"ema_waiting", p.ema_waiting},   {"integral", p.integral},
+                {"predicted", p.predicted},     {"synth_time_s", p.synth_time_s}, {"rate_mult", p.rate_mult},
+                {"interval_s", p.interval_s},   {"gpu_time_s", p.gpu_time_s}};
   return j;
 }
 

@@ -94,8 +94,8 @@ struct SimJobResult {
 
 struct SimRebootstrap {
   double t_s = 0;
-  uint64_t in_flight = 0;      // the pacer's dispatched - completions
-  uint64_t synthesizing = 0;   // partitions in synthesis at that moment
+  uint64_t in_flight = 0;     // the pacer's dispatched - completions
+  uint64_t synthesizing = 0;  // partitions in synthesis at that moment
   uint64_t gpu_queue = 0;
   uint64_t on_gpu = 0;
 };
@@ -107,7 +107,7 @@ struct SimResult {
   double gpu_busy_s = 0;
   uint32_t gpu_workers = 0;
   double gpu_idle_while_work_pending_s = 0;
-  double pacer_throttled_while_starved_s = 0;   // after bootstrap
+  double pacer_throttled_while_starved_s = 0;  // after bootstrap
   double pacer_throttled_during_bootstrap_s = 0;
   double budget_held_s = 0;  // a partition and a worker were ready but the budget did not grant
   uint64_t rebootstraps = 0;

@@ -22,15 +22,15 @@ struct GpuInterval {
 };
 
 struct TimelineData {
-  std::vector<GpuInterval> gpu;                          // closed GPU_START..GPU_END intervals
-  std::vector<std::pair<double, int64_t>> queue_depth;   // (ms, depth after the event), GPU_QUEUE +1, GPU_PICKUP -1
+  std::vector<GpuInterval> gpu;                         // closed GPU_START..GPU_END intervals
+  std::vector<std::pair<double, int64_t>> queue_depth;  // (ms, depth after the event), GPU_QUEUE +1, GPU_PICKUP -1
   double first_ms = 0, last_ms = 0;
   uint64_t lines = 0, timeline_lines = 0;
   // Figures.
   std::map<int64_t, double> busy_ms_by_worker;
-  double gpu_span_ms = 0;                  // first GPU start .. last GPU end
-  double gpu_utilization = 0;              // busy / (span x workers)
-  double idle_while_pending_ms = 0;        // some worker idle while depth > 0
+  double gpu_span_ms = 0;            // first GPU start .. last GPU end
+  double gpu_utilization = 0;        // busy / (span x workers)
+  double idle_while_pending_ms = 0;  // some worker idle while depth > 0
   // At least one worker inside GPU_START..GPU_END. With one device this is the
   // device's busy time as the pipeline sees it (CudaBackend serializes its
   // ProveStart calls, so a second worker's interval overlapping the first is

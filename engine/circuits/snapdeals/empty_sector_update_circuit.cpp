@@ -84,14 +84,13 @@ std::vector<std::vector<AllocatedBit>> GenChallengeBits(CS& cs, const SectorShap
   for (unsigned j = 0; j < dpp; ++j) {
     Variable di = cs.Alloc([j] { return "digest_index_" + Str(j); },
                            [&] { return cs.Value(partition) * ff::Fr::FromUint64(dpp) + ff::Fr::FromUint64(j); });
-    cs.Enforce(
-        [j] { return "digest_index_" + Str(j) + " == k * digests_per_partition + " + Str(j); },
-        [&] {
-          LinearCombination lc(ff::Fr::FromUint64(dpp) * partition);
-          lc.Add(Variable::One(), ff::Fr::FromUint64(j));
-          return lc;
-        },
-        [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(di); });
+    cs.Enforce([j] { return "digest_index_" + Str(j) + " == k * digests_per_partition + " + Str(j); },
+               [&] {
+                 LinearCombination lc(ff::Fr::FromUint64(dpp) * partition);
+                 lc.Add(Variable::One(), ff::Fr::FromUint64(j));
+                 return lc;
+               },
+               [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(di); });
     Variable digest;
     {
       auto ns2 = r1cs::Namespace(cs, [j] { return "digest_" + Str(j); });
@@ -127,10 +126,9 @@ Variable ChallengeHighBits(CS& cs, const SectorShape& s, std::span<const Allocat
     const AllocatedBit& sel = h_select_bits[idx];
     Variable o = cs.Alloc([h, idx] { return "c_high_or_zero (h=" + Str(h) + ", k=" + Str(idx) + ")"; },
                           [&] { return sel.value ? cs.Value(high) : ff::Fr::Zero(); });
-    cs.Enforce(
-        [h, idx] { return "c_high_or_zero == c_high * h_select_bit (h=" + Str(h) + ", k=" + Str(idx) + ")"; },
-        [&] { return LinearCombination(high); }, [&] { return LinearCombination(sel.var); },
-        [&] { return LinearCombination(o); });
+    cs.Enforce([h, idx] { return "c_high_or_zero == c_high * h_select_bit (h=" + Str(h) + ", k=" + Str(idx) + ")"; },
+               [&] { return LinearCombination(high); }, [&] { return LinearCombination(sel.var); },
+               [&] { return LinearCombination(o); });
     or_zero.push_back(o);
   }
   Variable selected = cs.Alloc("c_high_selected", [&] {
@@ -151,7 +149,8 @@ Variable ChallengeHighBits(CS& cs, const SectorShape& s, std::span<const Allocat
 
 // Allocates a TreeR path: per level (base, sub, top) its arity - 1 siblings.
 template <class CS>
-std::vector<std::vector<Variable>> AllocTreeRPath(CS& cs, const char* which, unsigned c, std::span<const unsigned> arities,
+std::vector<std::vector<Variable>> AllocTreeRPath(CS& cs, const char* which, unsigned c,
+                                                  std::span<const unsigned> arities,
                                                   const std::vector<std::vector<ff::Fr>>* values) {
   std::vector<std::vector<Variable>> path(arities.size());
   for (size_t row = 0; row < arities.size(); ++row) {
@@ -306,8 +305,7 @@ void SynthesizeEmptySectorUpdate(CS& cs, const SectorShape& s, const CircuitWitn
     Variable apex_leaf;
     {
       auto ns = r1cs::Namespace(cs, [c] { return "select_apex_leaf (c_index=" + Str(c) + ")"; });
-      std::vector<Boolean> bits =
-          AsBooleans(std::span<const AllocatedBit>(c_bits).subspan(apex_levels, abl));
+      std::vector<Boolean> bits = AsBooleans(std::span<const AllocatedBit>(c_bits).subspan(apex_levels, abl));
       apex_leaf = gadgets::Select(cs, apex_leafs, bits);
     }
     std::vector<std::vector<Variable>> path_to_apex;
@@ -439,7 +437,8 @@ CircuitWitness MakeCircuitWitness(const SectorShape& s, unsigned k, const fileco
 
   const std::vector<unsigned> arities = s.TreeRArities();
   auto tree_r_path = [&](const filecoin::MerkleProof& p, const std::string& what) {
-    if (p.path.size() != arities.size()) fail(what + ": " + Str(p.path.size()) + " levels, expected " + Str(arities.size()));
+    if (p.path.size() != arities.size())
+      fail(what + ": " + Str(p.path.size()) + " levels, expected " + Str(arities.size()));
     std::vector<std::vector<ff::Fr>> out;
     for (size_t row = 0; row < arities.size(); ++row) {
       if (p.path[row].hashes.size() + 1 != arities[row]) {
@@ -457,7 +456,8 @@ CircuitWitness MakeCircuitWitness(const SectorShape& s, unsigned k, const fileco
     const auto& cp = proof.challenge_proofs[c];
     const std::string where = "challenge_proofs[" + Str(c) + "]";
     if (cp.proof_d_new.path.size() != s.challenge_bit_len) {
-      fail(where + ".proof_d_new: " + Str(cp.proof_d_new.path.size()) + " levels, expected " + Str(s.challenge_bit_len));
+      fail(where + ".proof_d_new: " + Str(cp.proof_d_new.path.size()) + " levels, expected " +
+           Str(s.challenge_bit_len));
     }
     for (const auto& level : cp.proof_d_new.path) {
       if (level.hashes.size() != 1) fail(where + ".proof_d_new: TreeD levels hold exactly one sibling");

@@ -46,7 +46,7 @@ struct CircuitWitness {
   struct Challenge {
     ff::Fr leaf_r_old, leaf_d_new;
     std::vector<std::vector<ff::Fr>> path_r_old, path_r_new;  // per TreeR level, arity - 1 siblings
-    std::vector<ff::Fr> path_to_apex;                          // L TreeD siblings
+    std::vector<ff::Fr> path_to_apex;                         // L TreeD siblings
   };
   std::vector<Challenge> challenges;  // CC
 };

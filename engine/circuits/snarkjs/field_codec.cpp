@@ -12,14 +12,10 @@ std::optional<ff::Fr> FrFromCanonicalLE(std::span<const uint8_t> bytes) {
 
 std::string_view PointErrorMessage(PointError e) {
   switch (e) {
-    case PointError::kOk:
-      return "ok";
-    case PointError::kCoordinateNotCanonical:
-      return "a coordinate is not a reduced field element (>= p)";
-    case PointError::kNotOnCurve:
-      return "the point is not on the curve";
-    case PointError::kNotInSubgroup:
-      return "the point is not in the prime-order subgroup";
+    case PointError::kOk: return "ok";
+    case PointError::kCoordinateNotCanonical: return "a coordinate is not a reduced field element (>= p)";
+    case PointError::kNotOnCurve: return "the point is not on the curve";
+    case PointError::kNotInSubgroup: return "the point is not in the prime-order subgroup";
   }
   return "unknown error";
 }

@@ -28,14 +28,10 @@ constexpr size_t kCoefBytes = 12 + kFrBytes;
 
 std::string ProtocolName(uint32_t id) {
   switch (id) {
-    case 1:
-      return "groth16";
-    case 2:
-      return "plonk";
-    case 10:
-      return "fflonk";
-    default:
-      return "unknown";
+    case 1: return "groth16";
+    case 2: return "plonk";
+    case 10: return "fflonk";
+    default: return "unknown";
   }
 }
 

@@ -36,10 +36,10 @@
 namespace cuzk::circuits::synthetic {
 
 struct SyntheticParams {
-  unsigned log_size = 10;   // 2^log_size = constraints + inputs (>= 2^4)
-  unsigned num_public = 4;  // public inputs besides ONE (>= 1)
-  unsigned lc_width = 64;   // terms of the large linear combinations
-  unsigned lc_period = 16;  // one large LC every lc_period rows
+  unsigned log_size = 10;                // 2^log_size = constraints + inputs (>= 2^4)
+  unsigned num_public = 4;               // public inputs besides ONE (>= 1)
+  unsigned lc_width = 64;                // terms of the large linear combinations
+  unsigned lc_period = 16;               // one large LC every lc_period rows
   uint64_t structure_seed = 0x63757a6b;  // wiring and coefficients
 
   uint64_t num_inputs() const { return uint64_t(num_public) + 1; }
@@ -72,9 +72,9 @@ inline void CheckParams(const SyntheticParams& p) {
 
 template <r1cs::ConstraintSystem CS>
 void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
+  using ff::Fr;
   using r1cs::LinearCombination;
   using r1cs::Variable;
-  using ff::Fr;
   CheckParams(p);
   SplitMix64 srng{p.structure_seed};
   SplitMix64 wrng{witness_seed ^ 0x5bd1e9955bd1e995ull};
@@ -103,11 +103,11 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
     for (unsigned i = 0; i < 4; ++i) remember(cs.Alloc([&] { return "seed " + std::to_string(i); }, witness_value));
     // Every aux must be constrained (an unconstrained one has an identity l
     // point and setup refuses it): tie the seeds together in one row.
-    Variable seed_sum = cs.Alloc("seed sum", [&] {
-      return cs.Value(pool[0]) + cs.Value(pool[1]) + cs.Value(pool[2]) + cs.Value(pool[3]);
-    });
-    cs.Enforce("seed sum", [&] { return LinearCombination(pool[0]) + pool[1] + pool[2] + pool[3]; },
-               [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(seed_sum); });
+    Variable seed_sum = cs.Alloc(
+        "seed sum", [&] { return cs.Value(pool[0]) + cs.Value(pool[1]) + cs.Value(pool[2]) + cs.Value(pool[3]); });
+    cs.Enforce(
+        "seed sum", [&] { return LinearCombination(pool[0]) + pool[1] + pool[2] + pool[3]; },
+        [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(seed_sum); });
     ++rows;
     remember(seed_sum);
     for (unsigned i = 0; i + 1 < p.num_public; ++i) {
@@ -128,7 +128,9 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
     auto ns = r1cs::Namespace(cs, "body");
     while (rows < body) {
       const uint64_t row = rows;
-      auto name = [&](const char* kind) { return [row, kind] { return std::string(kind) + " " + std::to_string(row); }; };
+      auto name = [&](const char* kind) {
+        return [row, kind] { return std::string(kind) + " " + std::to_string(row); };
+      };
       if (row % p.lc_period == p.lc_period - 1) {
         big.clear();
         for (unsigned j = 0; j < p.lc_width; ++j) big.push_back({pick(), Fr::Random(srng)});
@@ -143,8 +145,9 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
           for (auto& [v, c] : big) t += c * cs.Value(v);
           return t;
         });
-        cs.Enforce(name("large lc"), lc, [] { return LinearCombination(Variable::One()); },
-                   [&] { return LinearCombination(s); });
+        cs.Enforce(
+            name("large lc"), lc, [] { return LinearCombination(Variable::One()); },
+            [&] { return LinearCombination(s); });
         acc = s;
         remember(s);
         ++rows;
@@ -154,8 +157,9 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
       if (kind < 9) {  // product
         Variable x = pick(), y = pick();
         Variable z = cs.Alloc(name("product"), [&] { return cs.Value(x) * cs.Value(y); });
-        cs.Enforce(name("x * y = z"), [&] { return LinearCombination(x); }, [&] { return LinearCombination(y); },
-                   [&] { return LinearCombination(z); });
+        cs.Enforce(
+            name("x * y = z"), [&] { return LinearCombination(x); }, [&] { return LinearCombination(y); },
+            [&] { return LinearCombination(z); });
         remember(z);
         if (kind < 2) acc = z;
       } else if (kind < 13) {  // LC product with constants
@@ -163,34 +167,36 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
         Fr c0 = small_coeff(), c1 = small_coeff(), c2 = small_coeff();
         auto la = [&] { return LinearCombination(x) + c1 * y + c0 * Variable::One(); };
         auto lb = [&] { return LinearCombination(y) - c2 * w; };
-        Variable z = cs.Alloc(name("lc product"), [&] {
-          return (cs.Value(x) + c1 * cs.Value(y) + c0) * (cs.Value(y) - c2 * cs.Value(w));
-        });
+        Variable z = cs.Alloc(name("lc product"),
+                              [&] { return (cs.Value(x) + c1 * cs.Value(y) + c0) * (cs.Value(y) - c2 * cs.Value(w)); });
         cs.Enforce(name("(x + c1 y + c0) * (y - c2 w) = z"), la, lb, [&] { return LinearCombination(z); });
         remember(z);
       } else if (kind < 15) {  // boolean
         Variable b = cs.Alloc(name("bit"), [&] { return Fr::FromUint64(wrng() & 1); });
-        cs.Enforce(name("bit is boolean"), [&] { return LinearCombination(b); },
-                   [&] { return LinearCombination(Variable::One()) - b; }, [] { return LinearCombination(); });
+        cs.Enforce(
+            name("bit is boolean"), [&] { return LinearCombination(b); },
+            [&] { return LinearCombination(Variable::One()) - b; }, [] { return LinearCombination(); });
         remember(b);
       } else if (kind < 17 && !inputs.empty()) {  // mixes a public input in
         Variable x = pick(), in = inputs[srng() % inputs.size()];
         Fr c = small_coeff();
         Variable s = cs.Alloc(name("with input"), [&] { return cs.Value(x) + c * cs.Value(in); });
-        cs.Enforce(name("(x + c in) * ONE = s"), [&] { return LinearCombination(x) + c * in; },
-                   [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(s); });
+        cs.Enforce(
+            name("(x + c in) * ONE = s"), [&] { return LinearCombination(x) + c * in; },
+            [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(s); });
         remember(s);
       } else if (kind < 18) {  // dead end: only ever in C
         Variable x = pick(), y = pick();
         Variable z = cs.Alloc(name("dead end"), [&] { return cs.Value(x) * cs.Value(y); });
-        cs.Enforce(name("x * y = dead end"), [&] { return LinearCombination(x); },
-                   [&] { return LinearCombination(y); }, [&] { return LinearCombination(z); });
+        cs.Enforce(
+            name("x * y = dead end"), [&] { return LinearCombination(x); }, [&] { return LinearCombination(y); },
+            [&] { return LinearCombination(z); });
       } else {  // repeated terms that merge; x cancels when x != y
         Variable x = pick(), y = pick();
         Variable t = cs.Alloc(name("merged"), [&] { return Fr::FromUint64(3) * cs.Value(y); });
-        cs.Enforce(name("(x + y - x + 2 y) * ONE = t"),
-                   [&] { return LinearCombination(x) + y - x + Fr::FromUint64(2) * y; },
-                   [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(t); });
+        cs.Enforce(
+            name("(x + y - x + 2 y) * ONE = t"), [&] { return LinearCombination(x) + y - x + Fr::FromUint64(2) * y; },
+            [] { return LinearCombination(Variable::One()); }, [&] { return LinearCombination(t); });
         remember(t);
       }
       ++rows;
@@ -198,8 +204,9 @@ void Synthesize(CS& cs, const SyntheticParams& p, uint64_t witness_seed) {
   }
   // The running value becomes the last public input.
   Variable out = cs.AllocInput("result", [&] { return cs.Value(acc); });
-  cs.Enforce("result", [&] { return LinearCombination(out); }, [] { return LinearCombination(Variable::One()); },
-             [&] { return LinearCombination(acc); });
+  cs.Enforce(
+      "result", [&] { return LinearCombination(out); }, [] { return LinearCombination(Variable::One()); },
+      [&] { return LinearCombination(acc); });
 }
 
 // Convenience wrappers (synthetic_circuit.cpp).

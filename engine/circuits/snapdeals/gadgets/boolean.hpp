@@ -89,8 +89,8 @@ template <class CS>
 AllocatedBit AllocBit(CS& cs, bool value) {
   Variable v = cs.Alloc("boolean", [&] { return BitToFr(value); });
   cs.Enforce(
-      "boolean constraint", [&] { return LinearCombination(Variable::One()) - v; }, [&] { return LinearCombination(v); },
-      [] { return LinearCombination(); });
+      "boolean constraint", [&] { return LinearCombination(Variable::One()) - v; },
+      [&] { return LinearCombination(v); }, [] { return LinearCombination(); });
   return {v, value};
 }
 

@@ -98,9 +98,11 @@ class PoseidonCircuit {
     Variable l2 = cs_.Alloc("x2", l2v);
     cs_.Enforce("x2 = x^2", xin, xin, [&] { return LC(l2); });
     Variable l4 = cs_.Alloc("x4", l4v);
-    cs_.Enforce("x4 = x2^2", [&] { return LC(l2); }, [&] { return LC(l2); }, [&] { return LC(l4); });
+    cs_.Enforce(
+        "x4 = x2^2", [&] { return LC(l2); }, [&] { return LC(l2); }, [&] { return LC(l4); });
     Variable r = cs_.Alloc("x5", rv);
-    cs_.Enforce("x5 = x * x4", xin, [&] { return LC(l4); }, [&] { return LC(r) - post * Variable::One(); });
+    cs_.Enforce(
+        "x5 = x * x4", xin, [&] { return LC(l4); }, [&] { return LC(r) - post * Variable::One(); });
     out.value = rv;
     if constexpr (kNeedsLcs<CS>) out.lc = LC(r);
   }
@@ -116,18 +118,23 @@ class PoseidonCircuit {
       if (post) rv += *post;
     }
     Variable v = cs_.Alloc("allocated x", vv);
-    cs_.Enforce("enforce allocated", [&] { return std::move(e.lc); }, [] { return LC(Variable::One()); },
-                [&] { return LC(v); });
+    cs_.Enforce(
+        "enforce allocated", [&] { return std::move(e.lc); }, [] { return LC(Variable::One()); },
+        [&] { return LC(v); });
     Variable l2 = cs_.Alloc("x2", l2v);
-    cs_.Enforce("x2 = x^2", [&] { return LC(v); }, [&] { return LC(v); }, [&] { return LC(l2); });
+    cs_.Enforce(
+        "x2 = x^2", [&] { return LC(v); }, [&] { return LC(v); }, [&] { return LC(l2); });
     Variable l4 = cs_.Alloc("x4", l4v);
-    cs_.Enforce("x4 = x2^2", [&] { return LC(l2); }, [&] { return LC(l2); }, [&] { return LC(l4); });
+    cs_.Enforce(
+        "x4 = x2^2", [&] { return LC(l2); }, [&] { return LC(l2); }, [&] { return LC(l4); });
     Variable r = cs_.Alloc("x5", rv);
-    cs_.Enforce("x5 = x * x4", [&] { return LC(v); }, [&] { return LC(l4); }, [&] {
-      LC c(r);
-      if (post) c -= *post * Variable::One();
-      return c;
-    });
+    cs_.Enforce(
+        "x5 = x * x4", [&] { return LC(v); }, [&] { return LC(l4); },
+        [&] {
+          LC c(r);
+          if (post) c -= *post * Variable::One();
+          return c;
+        });
     e.value = rv;
     if constexpr (kNeedsLcs<CS>) e.lc = LC(r);
   }

@@ -39,9 +39,9 @@ class LayeredTree {
 
   struct Leaves {
     uint64_t count = 0;
-    std::vector<Node> dense;  // all leaves, or empty for sparse
-    uint64_t region_leaves = 0;  // sparse: power of two dividing count
-    std::vector<Node> region_defaults;  // sparse: count / region_leaves values
+    std::vector<Node> dense;                       // all leaves, or empty for sparse
+    uint64_t region_leaves = 0;                    // sparse: power of two dividing count
+    std::vector<Node> region_defaults;             // sparse: count / region_leaves values
     std::unordered_map<uint64_t, Node> overrides;  // sparse: leaves that differ from their region default
 
     static Leaves Dense(std::vector<Node> nodes) {
@@ -70,7 +70,8 @@ class LayeredTree {
       : arities_(std::move(arities)), hash_(std::move(hash)), threads_(threads) {
     levels_.push_back(LeafLevel(std::move(leaves)));
     for (unsigned a : arities_) levels_.push_back(NextLevel(levels_.back(), a));
-    if (levels_.back().size != 1) throw std::invalid_argument("LayeredTree: arities do not reduce the leaves to one root");
+    if (levels_.back().size != 1)
+      throw std::invalid_argument("LayeredTree: arities do not reduce the leaves to one root");
   }
 
   unsigned Height() const { return unsigned(arities_.size()); }  // number of hashed levels

@@ -108,7 +108,9 @@ PoseidonSparseMatrix MDoublePrime(const Matrix& x) {
 Vector CompressRoundConstants(const PoseidonConstants& c) {
   const size_t t = c.width;
   const unsigned half = c.full_rounds / 2;
-  auto row = [&](size_t r) { return Vector(c.round_constants.begin() + r * t, c.round_constants.begin() + (r + 1) * t); };
+  auto row = [&](size_t r) {
+    return Vector(c.round_constants.begin() + r * t, c.round_constants.begin() + (r + 1) * t);
+  };
   Vector out = row(0);
   for (unsigned r = 1; r < half; ++r) {
     Vector v = RowTimes(row(r), c.mds_inverse);
@@ -143,7 +145,8 @@ PoseidonConstants Build(unsigned arity) {
   c.width = arity + 1;
   c.partial_rounds = PartialRounds(c.width);
   const size_t t = c.width;
-  c.round_constants = GrainRoundConstants(c.width, c.full_rounds, c.partial_rounds, (c.full_rounds + c.partial_rounds) * t);
+  c.round_constants =
+      GrainRoundConstants(c.width, c.full_rounds, c.partial_rounds, (c.full_rounds + c.partial_rounds) * t);
 
   // Cauchy MDS, x_i = i, y_j = t + j: M[i][j] = 1 / (i + t + j).
   c.mds = Matrix{t, Vector(t * t)};
@@ -215,12 +218,23 @@ bool IsSupportedPoseidonArity(unsigned arity) { return arity == 2 || arity == 4 
 const PoseidonConstants& GetPoseidonConstants(unsigned arity) {
   // Function-local statics: built on first use, thread-safe by the C++ standard.
   switch (arity) {
-    case 2: { static const PoseidonConstants c = Build(2); return c; }
-    case 4: { static const PoseidonConstants c = Build(4); return c; }
-    case 8: { static const PoseidonConstants c = Build(8); return c; }
-    case 11: { static const PoseidonConstants c = Build(11); return c; }
-    default:
-      throw std::invalid_argument("Poseidon arity " + std::to_string(arity) + " is not supported (2, 4, 8, 11)");
+    case 2: {
+      static const PoseidonConstants c = Build(2);
+      return c;
+    }
+    case 4: {
+      static const PoseidonConstants c = Build(4);
+      return c;
+    }
+    case 8: {
+      static const PoseidonConstants c = Build(8);
+      return c;
+    }
+    case 11: {
+      static const PoseidonConstants c = Build(11);
+      return c;
+    }
+    default: throw std::invalid_argument("Poseidon arity " + std::to_string(arity) + " is not supported (2, 4, 8, 11)");
   }
 }
 

@@ -17,8 +17,8 @@
 namespace cuzk::snapdeals {
 namespace {
 
-using filecoin::Domain;
 using ff::Fr;
+using filecoin::Domain;
 using TreeD = LayeredTree<Domain>;
 using TreeR = LayeredTree<Fr>;
 
@@ -121,7 +121,8 @@ TestSector GenerateTestSector(const TestSectorOptions& o) {
       old[i] = NodeFr(TestSectorNode(o.seed, TestSectorStream::kOldReplica, i));
     });
     trees.tree_d = std::make_unique<TreeD>(TreeD::Leaves::Dense(std::move(data)), d_arities, TreeDNodeHash, o.threads);
-    trees.tree_r_old = std::make_unique<TreeR>(TreeR::Leaves::Dense(std::move(old)), r_arities, TreeRNodeHash, o.threads);
+    trees.tree_r_old =
+        std::make_unique<TreeR>(TreeR::Leaves::Dense(std::move(old)), r_arities, TreeRNodeHash, o.threads);
   } else {
     positions = SparsePositions(o, n);
     data_default = TestSectorNode(o.seed, TestSectorStream::kSparseDefaults, 0);

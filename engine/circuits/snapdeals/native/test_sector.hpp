@@ -38,12 +38,12 @@ struct TestSectorOptions {
   uint64_t sector_bytes = 2048;
   uint64_t seed = 0;
   enum class Mode { kAuto, kDense, kSparse };
-  Mode mode = Mode::kAuto;               // kAuto: dense up to kMaxAutoDenseBytes, sparse above
-  unsigned h = 0;                        // 0: the shape's default h
-  std::vector<unsigned> partitions;      // empty: all, in order
-  uint64_t sparse_random_nodes = 64;     // sparse mode: nodes with individual content
-  bool self_check = true;                // verify every proof before returning
-  unsigned threads = 0;                  // 0: all hardware threads
+  Mode mode = Mode::kAuto;            // kAuto: dense up to kMaxAutoDenseBytes, sparse above
+  unsigned h = 0;                     // 0: the shape's default h
+  std::vector<unsigned> partitions;   // empty: all, in order
+  uint64_t sparse_random_nodes = 64;  // sparse mode: nodes with individual content
+  bool self_check = true;             // verify every proof before returning
+  unsigned threads = 0;               // 0: all hardware threads
 
   static constexpr uint64_t kMaxAutoDenseBytes = uint64_t(32) << 20;
 };
@@ -64,7 +64,13 @@ struct TestSector {
 TestSector GenerateTestSector(const TestSectorOptions& options);
 
 // The seeded content of node `index` in one of the streams above (exposed for tests).
-enum class TestSectorStream : uint64_t { kData = 1, kOldReplica = 2, kCommC = 3, kSparsePositions = 4, kSparseDefaults = 5 };
+enum class TestSectorStream : uint64_t {
+  kData = 1,
+  kOldReplica = 2,
+  kCommC = 3,
+  kSparsePositions = 4,
+  kSparseDefaults = 5
+};
 filecoin::Domain TestSectorNode(uint64_t seed, TestSectorStream stream, uint64_t index);
 
 }  // namespace cuzk::snapdeals

@@ -11,10 +11,10 @@
 namespace cuzk::snapdeals {
 namespace {
 
+using ff::Fr;
 using filecoin::Domain;
 using filecoin::MerkleProof;
 using filecoin::SectorShape;
-using ff::Fr;
 
 class Checker {
  public:
@@ -53,9 +53,9 @@ class Checker {
     for (size_t l = 0; l < arities.size(); ++l) {
       uint64_t expected = (node >> shift) & (arities[l] - 1);
       if (p.path[l].index != expected) {
-        Fail(where + ".path[" + std::to_string(l) + "].index",
-             "is " + std::to_string(p.path[l].index) + ", but challenge node " + std::to_string(node) + " needs " +
-                 std::to_string(expected));
+        Fail(where + ".path[" + std::to_string(l) + "].index", "is " + std::to_string(p.path[l].index) +
+                                                                   ", but challenge node " + std::to_string(node) +
+                                                                   " needs " + std::to_string(expected));
       }
       shift += unsigned(__builtin_ctz(arities[l]));
     }
@@ -70,7 +70,8 @@ class Checker {
       group.clear();
       for (size_t i = 0; i < e.hashes.size(); ++i) {
         if (i == e.index) group.push_back(cur);
-        group.push_back(ToFr(e.hashes[i], where + ".path[" + std::to_string(l) + "].hashes[" + std::to_string(i) + "]"));
+        group.push_back(
+            ToFr(e.hashes[i], where + ".path[" + std::to_string(l) + "].hashes[" + std::to_string(i) + "]"));
       }
       if (e.index == e.hashes.size()) group.push_back(cur);
       cur = PoseidonMerkleHash(group);
@@ -101,14 +102,15 @@ std::string ChallengeWhere(size_t i, uint64_t node, const char* field) {
 void VerifyPartitionProof(const SectorShape& shape, unsigned k, const filecoin::Commitments& commitments,
                           const filecoin::PartitionProof& proof) {
   Checker ck(shape, k);
-  if (k >= shape.partitions) ck.Fail("", "partition index out of range (" + std::to_string(shape.partitions) + " partitions)");
+  if (k >= shape.partitions)
+    ck.Fail("", "partition index out of range (" + std::to_string(shape.partitions) + " partitions)");
   const Fr comm_r_old = ck.ToFr(commitments.comm_r_old, "comm_r_old");
   const Fr comm_d_new = ck.ToFr(commitments.comm_d_new, "comm_d_new");
   const Fr comm_r_new = ck.ToFr(commitments.comm_r_new, "comm_r_new");
 
   if (proof.apex_leafs.size() != shape.apex_leaf_count) {
-    ck.Fail("apex_leafs", std::to_string(proof.apex_leafs.size()) + " entries, expected " +
-                              std::to_string(shape.apex_leaf_count));
+    ck.Fail("apex_leafs",
+            std::to_string(proof.apex_leafs.size()) + " entries, expected " + std::to_string(shape.apex_leaf_count));
   }
   if (proof.challenge_proofs.size() != shape.challenge_count) {
     ck.Fail("challenge_proofs", std::to_string(proof.challenge_proofs.size()) + " entries, expected " +

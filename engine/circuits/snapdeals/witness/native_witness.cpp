@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/circuits/snapdeals/gadgets/insert.hpp"     // InsertConstraints
-#include "engine/circuits/snapdeals/gadgets/poseidon.hpp"   // PoseidonConstraints
+#include "engine/circuits/snapdeals/gadgets/insert.hpp"       // InsertConstraints
+#include "engine/circuits/snapdeals/gadgets/poseidon.hpp"     // PoseidonConstraints
 #include "engine/circuits/snapdeals/gadgets/tree_d_hash.hpp"  // kTreeDHashAux
 #include "engine/circuits/snapdeals/native/poseidon.hpp"
 #include "engine/circuits/snapdeals/witness/poseidon_witness.hpp"
@@ -36,12 +36,12 @@ constexpr uint64_t kTreeDLevelAux = 2 + kNodeAux;
 // Aux of one challenge's block (spec 6.1 step 10).
 uint64_t ChallengeAux(const SectorShape& s) {
   uint64_t n = 2 * s.h_choices.size() + 1;  // c_high and c_high_or_zero per h, c_high_selected
-  n += PoseidonAux(2);                       // rho
-  n += 4;                                    // leaf_r_old, leaf_d_new, label_d_new * rho, label_r_new
+  n += PoseidonAux(2);                      // rho
+  n += 4;                                   // leaf_r_old, leaf_d_new, label_d_new * rho, label_r_new
   uint64_t tree_r = 0;
   for (unsigned a : s.TreeRArities()) tree_r += (a - 1) + gadgets::InsertConstraints(a) + PoseidonAux(a);
-  n += 2 * tree_r;                                    // path_r_old, path_r_new with their por
-  n += s.apex_leaf_count - 1;                         // select
+  n += 2 * tree_r;                                      // path_r_old, path_r_new with their por
+  n += s.apex_leaf_count - 1;                           // select
   n += uint64_t(s.apex_levels) * (1 + kTreeDLevelAux);  // siblings, then the por
   return n;
 }
@@ -54,7 +54,9 @@ uint64_t PrefixAux(const SectorShape& s) {
 uint64_t ApexAux(const SectorShape& s) {
   return uint64_t(s.apex_leaf_count - 1) * kNodeAux + uint64_t(s.partition_bit_len) * kTreeDLevelAux;
 }
-uint64_t DigestsAux(const SectorShape& s) { return uint64_t(s.digests_per_partition) * (1 + PoseidonAux(2) + kNumBits); }
+uint64_t DigestsAux(const SectorShape& s) {
+  return uint64_t(s.digests_per_partition) * (1 + PoseidonAux(2) + kNumBits);
+}
 
 // The assignment's storage, zeroed. A 32 GiB partition's 2.6 GB touched in
 // 4 KiB pages costs ~600k page faults (measured: 80% of this path's time on a
@@ -215,8 +217,8 @@ r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const Cir
     p += PoseidonAux(2);
     const ff::Limbs<4> bits = digest.ToCanonical();
     for (unsigned i = 0; i < kNumBits; ++i) *p++ = Bit((bits[i / 64] >> (i % 64)) & 1);
-    const unsigned take = j + 1 == s.digests_per_partition ? s.challenge_count - unsigned(challenges.size())
-                                                          : s.challenges_per_digest;
+    const unsigned take =
+        j + 1 == s.digests_per_partition ? s.challenge_count - unsigned(challenges.size()) : s.challenges_per_digest;
     for (unsigned q = 0; q < take; ++q) {
       uint64_t c = 0;
       for (unsigned b = 0; b < rb; ++b) c |= uint64_t((bits[(q * rb + b) / 64] >> ((q * rb + b) % 64)) & 1) << b;
