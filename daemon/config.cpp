@@ -137,10 +137,17 @@ Reader SizeOrAuto(std::optional<uint64_t>& out) {
   };
 }
 
-Reader Duration(std::chrono::milliseconds& out) {
-  return [&out](const toml::node& n, const std::string& key) {
+// `max`: durations are added to steady_clock::now() (deadlines, expiries);
+// a value near INT64_MAX ms would overflow there and act at once.
+Reader Duration(std::chrono::milliseconds& out, std::chrono::hours max) {
+  return [&out, max](const toml::node& n, const std::string& key) {
     if (!n.is_string()) Bad(key, n, "a duration such as \"30s\", \"5m\", \"1500ms\", \"1h\"");
-    out = ParseDuration(n.as_string()->get(), key);
+    const std::chrono::milliseconds d = ParseDuration(n.as_string()->get(), key);
+    if (d > max) {
+      throw ConfigError("config key " + key + " = " + Quote(n.as_string()->get()) + ": more than the maximum of " +
+                        std::to_string(max.count()) + "h");
+    }
+    out = d;
   };
 }
 
@@ -173,14 +180,14 @@ Schema MakeSchema(Config& c) {
       {"daemon",
        {{"listen", String(c.daemon.listen)},
         {"status_listen", String(c.daemon.status_listen)},
-        {"shutdown_grace", Duration(c.daemon.shutdown_grace)},
-        {"job_retention", Duration(c.daemon.job_retention)},
+        {"shutdown_grace", Duration(c.daemon.shutdown_grace, std::chrono::hours(24))},
+        {"job_retention", Duration(c.daemon.job_retention, std::chrono::hours(30 * 24))},
         {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)},
         {"rpc_threads", Integer(c.daemon.rpc_threads, 2)}}},
       {"memory",
        {{"total_budget", SizeOrAuto(c.memory.total_budget)},
         {"safety_margin", Size(c.memory.safety_margin)},
-        {"eviction_min_idle", Duration(c.memory.eviction_min_idle)},
+        {"eviction_min_idle", Duration(c.memory.eviction_min_idle, std::chrono::hours(30 * 24))},
         {"pinned_limit", Size(c.memory.pinned_limit)}}},
       {"gpus",
        {{"devices", IntList(c.gpus.devices)},

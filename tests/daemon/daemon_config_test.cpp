@@ -86,6 +86,17 @@ TEST(DaemonConfig, ErrorsNameTheKeyAndValue) {
   EXPECT_TRUE(has(e, "pipeline.enabled")) << e;
   e = ErrorOf("[pipeline]\nenabled = false\n");  // the pipeline is the only proof path
   EXPECT_TRUE(has(e, "pipeline.enabled") && has(e, "only proof path")) << e;
+  // Durations are added to the clock: huge ones are refused, not overflowed.
+  e = ErrorOf("[daemon]\njob_retention = \"9223372036854775807ms\"\n");
+  EXPECT_TRUE(has(e, "daemon.job_retention") && has(e, "maximum")) << e;
+  e = ErrorOf("[daemon]\njob_retention = \"721h\"\n");
+  EXPECT_TRUE(has(e, "daemon.job_retention") && has(e, "720h")) << e;
+  e = ErrorOf("[daemon]\nshutdown_grace = \"25h\"\n");
+  EXPECT_TRUE(has(e, "daemon.shutdown_grace") && has(e, "24h")) << e;
+  e = ErrorOf("[memory]\neviction_min_idle = \"100000000h\"\n");
+  EXPECT_TRUE(has(e, "memory.eviction_min_idle")) << e;
+  EXPECT_EQ(ParseConfig("[daemon]\njob_retention = \"720h\"\nshutdown_grace = \"24h\"\n", "ok").daemon.job_retention,
+            std::chrono::hours(720));
   e = ErrorOf("[daemon]\nrpc_threads = 1\n");
   EXPECT_TRUE(has(e, "daemon.rpc_threads")) << e;
   e = ErrorOf("[logging]\nformat = \"xml\"\n");
