@@ -112,9 +112,12 @@ def generate():
         "// out = a * b * 2^(-64 N) mod q in [0, q), for a, b in [0, q); q points at {q[0..N-1], -q^-1 mod 2^64}.\n"
         "#include <cstdint>\n"
         "\n"
+        "// The script decides the layout, not .clang-format:\n"
+        "// clang-format off\n"
         "namespace cuzk::ff::detail {\n"
         "\n")
-    return head + function(4) + "\n" + function(6) + "\n}  // namespace cuzk::ff::detail\n"
+    return (head + function(4) + "\n" + function(6) + "\n}  // namespace cuzk::ff::detail\n"
+            "// clang-format on\n")
 
 
 def main():

@@ -6,6 +6,8 @@
 // out = a * b * 2^(-64 N) mod q in [0, q), for a, b in [0, q); q points at {q[0..N-1], -q^-1 mod 2^64}.
 #include <cstdint>
 
+// The script decides the layout, not .clang-format:
+// clang-format off
 namespace cuzk::ff::detail {
 
 [[gnu::always_inline]] inline void MontMulMulxAdx4(uint64_t* out, const uint64_t* a, const uint64_t* b,
@@ -145,9 +147,10 @@ namespace cuzk::ff::detail {
       "cmovncq %[hi], %[t0]\n\t"
       "cmovncq %%rdx, %[t1]\n\t"
       "cmovncq %[t3], %[t2]\n\t"
-      : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [t4] "=&r"(t[4]), [lo] "=&r"(lo),
-        [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
-      : [q] "r"(q), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b), "m"(*(const uint64_t(*)[5])q)
+      : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [t4] "=&r"(t[4]),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
+      : [q] "r"(q), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b),
+        "m"(*(const uint64_t(*)[5])q)
       : "rdx", "cc");
   out[0] = t[4];
   out[1] = t[0];
@@ -432,9 +435,11 @@ namespace cuzk::ff::detail {
       "cmovncq %[t5], %[t2]\n\t"
       "cmovncq %[a], %[t3]\n\t"
       "cmovncq %[b], %[t4]\n\t"
-      : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [t4] "=&r"(t[4]), [t5] "=&r"(t[5]),
-        [t6] "=&r"(t[6]), [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
-      : [q] "r"(q), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b), "m"(*(const uint64_t(*)[7])q)
+      : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [t4] "=&r"(t[4]),
+        [t5] "=&r"(t[5]), [t6] "=&r"(t[6]),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
+      : [q] "r"(q), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b),
+        "m"(*(const uint64_t(*)[7])q)
       : "rdx", "cc");
   out[0] = t[6];
   out[1] = t[0];
@@ -445,3 +450,4 @@ namespace cuzk::ff::detail {
 }
 
 }  // namespace cuzk::ff::detail
+// clang-format on
