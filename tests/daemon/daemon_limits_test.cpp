@@ -93,7 +93,7 @@ TEST(DaemonLimits, IdsAreBoundedAndPrintableAndErrorsQuoteThemShortly) {
   expect_invalid(std::string("tab\tid"), "tab");
   expect_invalid(std::string("nul\0id", 6), "NUL");
   // Curio's own ids: spaces and brackets are fine, and 256 bytes is the limit.
-  for (const std::string ok : {std::string("wdpost-1000-0-[12 34 56 78 9a bc de f0]"), std::string(256, 'z')}) {
+  for (const std::string& ok : {std::string("wdpost-1000-0-[12 34 56 78 9a bc de f0]"), std::string(256, 'z')}) {
     v1::SubmitProofResponse resp;
     const grpc::Status s = Submit(*stub, FixtureSnapRequest(ok), &resp);
     EXPECT_TRUE(s.ok()) << s.error_message();
