@@ -1,6 +1,9 @@
 #include "prover/partition_work.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <bit>
+#include <chrono>
 #include <stdexcept>
 
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
@@ -45,8 +48,20 @@ groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_
 // proof; GENERIC_R1CS: the job's own assignment (one "partition"). a/b/c come
 // from PrepareProverInput, which also checks that every row holds (a corrupt
 // vanilla proof fails there, naming the row).
+// The two steps of synthesis, timed apart (the SYNTH_TIMING line).
+struct SynthesisTimes {
+  double witness_ms = 0;  // z
+  double prepare_ms = 0;  // witness-only: the compaction of z; else a/b/c and the row check
+};
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
-                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory, bool witness_only) {
+                                         const groth16::ProveOptions::AbcMemoryFn& abc_memory, bool witness_only,
+                                         SynthesisTimes& times) {
+  const auto t0 = std::chrono::steady_clock::now();
   r1cs::Assignment z;
   if (job.kind == JobKind::kGenericR1cs) {
     z = job.witness;  // a copy: PrepareProverInput consumes it, the job stays read-only
@@ -54,9 +69,13 @@ groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const 
     snapdeals::CircuitWitness w = snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
     z = snapdeals::witness::ComputeEmptySectorUpdateWitness(job.shape, w, {.threads = threads});
   }
-  return groth16::PrepareProverInput(
+  times.witness_ms = MsSince(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  groth16::ProverInput in = groth16::PrepareProverInput(
       params.pk, params.circuit, std::move(z),
       {.threads = threads, .abc_memory = abc_memory, .witness_only = witness_only, .compact_witness = witness_only});
+  times.prepare_ms = MsSince(t1);
+  return in;
 }
 
 // The public inputs (without ONE) partition k's proof is verified against.
@@ -78,6 +97,15 @@ struct Pending final : scheduler::StageData {
 };
 
 }  // namespace
+
+const char* SynthesisFormName(SynthesisForm form) {
+  switch (form) {
+    case SynthesisForm::kAbcVectors: return "abc_vectors";
+    case SynthesisForm::kAbcPinned: return "abc_pinned";
+    case SynthesisForm::kWitness: return "witness";
+  }
+  return "unknown";
+}
 
 SynthesisForm FormFor(const ProofJob& job, SynthesisForm preferred) {
   if (preferred == SynthesisForm::kAbcVectors) return preferred;
@@ -131,8 +159,14 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   groth16::ProveOptions::AbcMemoryFn abc_memory;
   if (form_ == SynthesisForm::kAbcPinned)
     abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
+  SynthesisTimes t;
   out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory,
-                                   form_ == SynthesisForm::kWitness);
+                                   form_ == SynthesisForm::kWitness, t);
+  // Machine-readable like the pipeline's GPU_TIMING/FIN_TIMING lines: what the synthesis stage's time is made of.
+  spdlog::info("SYNTH_TIMING,{},partition={},form={},witness_ms={:.2f},{}_ms={:.2f},compact_witness_bytes={}",
+               ctx.job_id, ctx.partition, SynthesisFormName(form_), t.witness_ms,
+               form_ == SynthesisForm::kWitness ? "compact" : "abc", t.prepare_ms,
+               out->input.compact_z ? out->input.compact_z->Bytes() : 0);
   return out;
 }
 

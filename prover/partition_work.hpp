@@ -12,6 +12,10 @@
 //   Verify      the encoded bytes decoded and verified against the partition's
 //               public inputs (what the client receives is what was checked)
 //
+// Each synthesis logs SYNTH_TIMING,<job>,partition=N,form=..,witness_ms=..,
+// compact_ms|abc_ms=..,compact_witness_bytes=.. (the witness, then the
+// compaction of z or the host a/b/c with the row check).
+//
 // Cancellation: the job's token is the pipeline's (ProofJob::cancel), which
 // checks it before every stage; nothing here polls.
 //
@@ -68,6 +72,7 @@ enum class SynthesisForm {
 // (abc = 0; z stays until the GPU start returns). snarkjs keys always take
 // kAbcVectors (their H is computed in host vectors).
 scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisForm form);
+const char* SynthesisFormName(SynthesisForm form);  // "witness", "abc_pinned", "abc_vectors"
 // The form a job gets when the runner would use `preferred`.
 SynthesisForm FormFor(const ProofJob& job, SynthesisForm preferred);
 
