@@ -70,9 +70,9 @@ struct ParamsShape {
 };
 
 struct ParamsReadOptions {
-  std::optional<ParamsShape> expected;  // check every count against it
-  bool check_subgroup = false;          // h, l, a, b_g1, b_g2 (the VK is always checked)
-  unsigned threads = 0;                 // point decoding, 0 = all hardware threads
+  std::optional<ParamsShape> expected{};  // check every count against it
+  bool check_subgroup = false;            // h, l, a, b_g1, b_g2 (the VK is always checked)
+  unsigned threads = 0;                   // point decoding, 0 = all hardware threads
 };
 
 inline constexpr size_t kVerifyingKeyFixedBytes = 3 * 96 + 3 * 192;  // before ic_len
