@@ -1,0 +1,170 @@
+#include "engine/groth16/key_image.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "engine/groth16/params_io.hpp"
+#include "engine/util/cache_file.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+constexpr std::string_view kKind = "groth16-key/1";
+constexpr size_t kFpBytes = 48, kG1Bytes = 2 * kFpBytes, kG2Bytes = 4 * kFpBytes;
+static_assert(sizeof(ff::Fp) == kFpBytes && std::is_trivially_copyable_v<ff::Fp>, "Fp is its 6 Montgomery limbs");
+static_assert(util::kCacheChunkBytes % kG1Bytes == 0 && util::kCacheChunkBytes % kG2Bytes == 0);
+
+// The counts, so a reader sizes every vector before it copies.
+struct Meta {
+  uint64_t h, l, a, b;
+};
+
+void PutFp(uint8_t* out, const ff::Fp& f) { std::memcpy(out, &f, kFpBytes); }
+ff::Fp GetFp(const uint8_t* in) {
+  ff::Fp f;
+  std::memcpy(&f, in, kFpBytes);
+  return f;
+}
+
+void Encode(const ec::G1Affine& p, uint8_t* out) {
+  PutFp(out, p.x);
+  PutFp(out + kFpBytes, p.y);
+}
+void Encode(const ec::G2Affine& p, uint8_t* out) {
+  PutFp(out, p.x.c0);
+  PutFp(out + kFpBytes, p.x.c1);
+  PutFp(out + 2 * kFpBytes, p.y.c0);
+  PutFp(out + 3 * kFpBytes, p.y.c1);
+}
+void Decode(const uint8_t* in, ec::G1Affine& p) { p = ec::G1Affine::FromXY(GetFp(in), GetFp(in + kFpBytes)); }
+void Decode(const uint8_t* in, ec::G2Affine& p) {
+  p = ec::G2Affine::FromXY({GetFp(in), GetFp(in + kFpBytes)}, {GetFp(in + 2 * kFpBytes), GetFp(in + 3 * kFpBytes)});
+}
+
+template <class Point>
+constexpr size_t kPointBytes = std::is_same_v<Point, ec::G1Affine> ? kG1Bytes : kG2Bytes;
+
+template <class Point>
+void AddPoints(util::CacheWriter& w, std::string_view name, const std::vector<Point>& points) {
+  constexpr size_t kBytes = kPointBytes<Point>;
+  w.AddSection(name, points.size() * kBytes, [&](uint64_t offset, std::span<uint8_t> out) {
+    const size_t first = size_t(offset / kBytes);
+    for (size_t i = 0; i < out.size() / kBytes; ++i) {
+      const Point& p = points[first + i];
+      if (p.infinity) {
+        throw std::invalid_argument("key section " + std::string(name) + " holds a point at infinity at index " +
+                                    std::to_string(first + i) + ": not imaged");
+      }
+      Encode(p, out.data() + i * kBytes);
+    }
+  });
+}
+
+template <class Point>
+void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t count, unsigned threads,
+                std::vector<Point>& points) {
+  constexpr size_t kBytes = kPointBytes<Point>;
+  // Sized from the section before anything is allocated from `count`.
+  const util::CacheSection& s = r.Section(name);
+  if (count > s.bytes / kBytes || s.bytes != count * kBytes) {
+    throw util::CacheError(r.path() + ": section " + std::string(name) + " does not hold " + std::to_string(count) +
+                           " points");
+  }
+  points.resize(size_t(count));
+  r.ReadSection(name, count * kBytes, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
+    const size_t first = size_t(offset / kBytes);
+    for (size_t i = 0; i < in.size() / kBytes; ++i) Decode(in.data() + i * kBytes, points[first + i]);
+  });
+}
+
+uint64_t HeadTailDigest(int fd, uint64_t size, const std::string& path) {
+  constexpr uint64_t kSpan = 1 << 20;
+  std::vector<uint8_t> buf(size_t(std::min(size, kSpan)));
+  uint64_t d = 0;
+  for (uint64_t at : {uint64_t(0), size > kSpan ? size - kSpan : 0}) {
+    size_t got = 0;
+    while (got < buf.size()) {
+      ssize_t n = ::pread(fd, buf.data() + got, buf.size() - got, off_t(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw std::system_error(n < 0 ? errno : EIO, std::generic_category(), path + ": cannot read");
+      got += size_t(n);
+    }
+    d = util::Digest64(buf, d);
+  }
+  return d;
+}
+
+}  // namespace
+
+uint64_t ParamsFileSource(const std::string& params_path) {
+  int fd = ::open(params_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), params_path + ": cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw std::system_error(e, std::generic_category(), params_path + ": cannot stat");
+  }
+  uint64_t fields[6] = {uint64_t(st.st_size), uint64_t(st.st_mtim.tv_sec), uint64_t(st.st_mtim.tv_nsec),
+                        uint64_t(st.st_dev),  uint64_t(st.st_ino),         0};
+  try {
+    fields[5] = HeadTailDigest(fd, uint64_t(st.st_size), params_path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  return util::Digest64({reinterpret_cast<const uint8_t*>(fields), sizeof(fields)}, 0x6b657931);
+}
+
+uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t source,
+                       const std::atomic<bool>* cancel) {
+  if (pk.h_form != HQueryForm::kBellperson) throw std::invalid_argument("key images hold bellperson-form keys only");
+  if (pk.b_g1.size() != pk.b_g2.size()) throw std::invalid_argument("key has b_g1 and b_g2 of different lengths");
+  util::CacheWriter w(path, kKind, source, cancel);
+  const Meta meta{pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size()};
+  w.AddSection("meta", sizeof(meta),
+               [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &meta, sizeof(meta)); });
+  const std::vector<uint8_t> vk = SerializeVerifyingKey(pk.vk);
+  w.AddSection("vk", vk.size(), [&](uint64_t offset, std::span<uint8_t> out) {
+    std::memcpy(out.data(), vk.data() + offset, out.size());
+  });
+  AddPoints(w, "h", pk.h);
+  AddPoints(w, "l", pk.l);
+  AddPoints(w, "a", pk.a);
+  AddPoints(w, "b_g1", pk.b_g1);
+  AddPoints(w, "b_g2", pk.b_g2);
+  w.Commit();
+  return w.bytes_written();
+}
+
+ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads) {
+  util::CacheReader r(path, kKind, source);
+  Meta meta{};
+  const std::span<const uint8_t> meta_bytes = r.SectionBytes("meta");
+  if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
+  std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
+  ProvingKey pk;
+  try {
+    pk.vk = ParseVerifyingKey(r.SectionBytes("vk"), path);
+  } catch (const std::exception& e) {
+    throw util::CacheError(path + ": verifying key section: " + e.what());
+  }
+  pk.h_form = HQueryForm::kBellperson;
+  ReadPoints(r, "h", meta.h, threads, pk.h);
+  ReadPoints(r, "l", meta.l, threads, pk.l);
+  ReadPoints(r, "a", meta.a, threads, pk.a);
+  ReadPoints(r, "b_g1", meta.b, threads, pk.b_g1);
+  ReadPoints(r, "b_g2", meta.b, threads, pk.b_g2);
+  return pk;
+}
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,134 @@
+#include "engine/r1cs/circuit_image.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "engine/util/cache_file.hpp"
+
+namespace cuzk::r1cs {
+namespace {
+
+constexpr std::string_view kKind = "r1cs-circuit/1";
+static_assert(std::is_trivially_copyable_v<ff::Fr> && sizeof(ff::Fr) == 32, "Fr is its 4 Montgomery limbs");
+
+struct Meta {
+  uint64_t num_inputs, num_aux, rows;
+  uint64_t nonzeros[3];
+  uint64_t a_density_bits, b_density_bits;
+};
+
+template <class T>
+void AddArray(util::CacheWriter& w, const std::string& name, const std::vector<T>& v) {
+  static_assert(std::is_trivially_copyable_v<T> && util::kCacheChunkBytes % sizeof(T) == 0);
+  w.AddSection(name, v.size() * sizeof(T), [&](uint64_t offset, std::span<uint8_t> out) {
+    std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(v.data()) + offset, out.size());
+  });
+}
+
+// Copies a section into `v` (sized from the section, which must hold
+// `count` elements); check(first, elements) runs on each chunk as it lands.
+template <class T, class Check>
+void ReadArray(const util::CacheReader& r, const std::string& name, uint64_t count, unsigned threads, std::vector<T>& v,
+               Check check) {
+  const util::CacheSection& s = r.Section(name);
+  if (count > s.bytes / sizeof(T) || s.bytes != count * sizeof(T)) {
+    throw util::CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");
+  }
+  v.resize(size_t(count));
+  r.ReadSection(name, s.bytes, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
+    const size_t first = size_t(offset / sizeof(T));
+    std::memcpy(reinterpret_cast<uint8_t*>(v.data()) + offset, in.data(), in.size());
+    check(first, std::span<const T>(v.data() + first, in.size() / sizeof(T)));
+  });
+}
+
+void AddMatrix(util::CacheWriter& w, const std::string& m, const CsrMatrix& csr) {
+  AddArray(w, m + ".offsets", csr.row_offsets);
+  AddArray(w, m + ".columns", csr.columns);
+  AddArray(w, m + ".values", csr.values);
+}
+
+CsrMatrix ReadMatrix(const util::CacheReader& r, const std::string& m, uint64_t rows, uint64_t nonzeros,
+                     uint64_t variables, unsigned threads) {
+  CsrMatrix csr;
+  std::atomic<bool> bad{false};
+  ReadArray(r, m + ".offsets", rows + 1, threads, csr.row_offsets, [&](size_t, std::span<const uint64_t> part) {
+    if (!std::is_sorted(part.begin(), part.end())) bad = true;
+  });
+  // Chunk edges and the ends: the offsets rise from 0 to the nonzero count.
+  for (size_t i = util::kCacheChunkBytes / 8; i < csr.row_offsets.size(); i += util::kCacheChunkBytes / 8) {
+    if (csr.row_offsets[i - 1] > csr.row_offsets[i]) bad = true;
+  }
+  if (bad || csr.row_offsets.front() != 0 || csr.row_offsets.back() != nonzeros) {
+    throw util::CacheError(r.path() + ": matrix " + m + " has inconsistent row offsets");
+  }
+  ReadArray(r, m + ".columns", nonzeros, threads, csr.columns, [&](size_t, std::span<const uint32_t> part) {
+    for (uint32_t c : part) {
+      if (c >= variables) bad = true;
+    }
+  });
+  if (bad) throw util::CacheError(r.path() + ": matrix " + m + " names a variable past the circuit's");
+  ReadArray(r, m + ".values", nonzeros, threads, csr.values, [](size_t, std::span<const ff::Fr>) {});
+  return csr;
+}
+
+msm::DensityBitmap ReadDensity(const util::CacheReader& r, const std::string& name, uint64_t bits) {
+  std::vector<uint64_t> words;
+  ReadArray(r, name, (bits + 63) / 64, 1, words, [](size_t, std::span<const uint64_t>) {});
+  msm::DensityBitmap d(static_cast<size_t>(bits));
+  for (size_t i = 0; i < size_t(bits); ++i) {
+    if ((words[i / 64] >> (i % 64)) & 1) d.Set(i);
+  }
+  return d;
+}
+
+}  // namespace
+
+uint64_t CircuitImageSource(std::string_view circuit_id) {
+  const std::string text = std::string(circuit_id) + "\n" + std::string(CircuitCompilerDigest());
+  return util::Digest64({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, 0x72316373);
+}
+
+uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& path, uint64_t source,
+                           const std::atomic<bool>* cancel) {
+  util::CacheWriter w(path, kKind, source, cancel);
+  const Meta meta{circuit.num_inputs,        circuit.num_aux,
+                  circuit.num_constraints(), {circuit.a.nonzeros(), circuit.b.nonzeros(), circuit.c.nonzeros()},
+                  circuit.a_density.size(),  circuit.b_density.size()};
+  w.AddSection("meta", sizeof(meta),
+               [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &meta, sizeof(meta)); });
+  AddMatrix(w, "a", circuit.a);
+  AddMatrix(w, "b", circuit.b);
+  AddMatrix(w, "c", circuit.c);
+  AddArray(w, "a_density", circuit.a_density.words());
+  AddArray(w, "b_density", circuit.b_density.words());
+  w.Commit();
+  return w.bytes_written();
+}
+
+CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads) {
+  util::CacheReader r(path, kKind, source);
+  Meta meta{};
+  const std::span<const uint8_t> meta_bytes = r.SectionBytes("meta");
+  if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
+  std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
+  const uint64_t variables = meta.num_inputs + meta.num_aux;
+  if (meta.num_inputs == 0 || variables < meta.num_inputs || variables > (uint64_t(1) << 32) ||
+      meta.a_density_bits != variables || meta.b_density_bits != variables) {
+    throw util::CacheError(path + ": inconsistent circuit sizes");
+  }
+  CompiledCircuit c;
+  c.num_inputs = meta.num_inputs;
+  c.num_aux = meta.num_aux;
+  c.a = ReadMatrix(r, "a", meta.rows, meta.nonzeros[0], variables, threads);
+  c.b = ReadMatrix(r, "b", meta.rows, meta.nonzeros[1], variables, threads);
+  c.c = ReadMatrix(r, "c", meta.rows, meta.nonzeros[2], variables, threads);
+  c.a_density = ReadDensity(r, "a_density", meta.a_density_bits);
+  c.b_density = ReadDensity(r, "b_density", meta.b_density_bits);
+  return c;
+}
+
+}  // namespace cuzk::r1cs

@@ -1,0 +1,40 @@
+#pragma once
+// Circuit images: a CompiledCircuit written once in its memory form (the
+// CSR arrays and the density words), so a restart copies it instead of
+// recording the circuit again (SnapDeals 32 GiB: 63.7 s on one thread of the
+// H200 host; reading its image is a copy on every thread).
+//
+// The source digest says what the circuit was compiled from: the caller
+// passes the circuit id and the digest of the compiler's sources
+// (CircuitCompilerDigest(): every source file that decides the rows,
+// hashed by CMake at configure time), so an image made by another build of
+// the circuit code is stale (util::CacheError) and recompiled. Per-section
+// digests catch damage; the reader also checks that row offsets rise to the
+// matrix's nonzero count and every column names a variable, so even an
+// image that matches its digests cannot send the evaluator out of bounds.
+// Constraint names are not stored (they are recorded only on request).
+//
+//   uint64_t source = r1cs::CircuitImageSource("snap-32g");
+//   r1cs::WriteCircuitImage(circuit, path, source);
+//   r1cs::CompiledCircuit c = r1cs::ReadCircuitImage(path, source);
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/r1cs/compiled_circuit.hpp"
+
+namespace cuzk::r1cs {
+
+// Hex SHA-256 over the circuit compiler's source files (generated at configure time).
+std::string_view CircuitCompilerDigest();
+// The source digest of circuit `circuit_id` compiled by this build.
+uint64_t CircuitImageSource(std::string_view circuit_id);
+
+// std::system_error for I/O; util::CacheError when cancelled. Returns the bytes written.
+uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& path, uint64_t source,
+                           const std::atomic<bool>* cancel = nullptr);
+// util::CacheError when the image is missing, stale, damaged or inconsistent.
+CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads = 0);
+
+}  // namespace cuzk::r1cs

@@ -1,0 +1,225 @@
+#include "engine/util/cache_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "engine/util/parallel.hpp"
+
+// Header-only: nothing to link or to ship in the GPU host's bundle.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace cuzk::util {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "cache files are little-endian, as the memory they copy");
+
+constexpr char kMagic[8] = {'C', 'U', 'Z', 'K', 'C', 'A', 'C', 'H'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kHeaderBytes = 4096;
+constexpr uint64_t kAlign = 4096;
+constexpr size_t kKindBytes = 32, kNameBytes = 24;
+constexpr size_t kSectionsAt = 64, kSectionEntryBytes = kNameBytes + 24;
+constexpr size_t kMaxSections = (kHeaderBytes - kSectionsAt) / kSectionEntryBytes;
+constexpr size_t kHeaderDigestAt = 56;
+
+uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+void Store64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+
+uint64_t ChunkCount(uint64_t bytes) { return (bytes + kCacheChunkBytes - 1) / kCacheChunkBytes; }
+
+// The section digest from its chunk digests (in order) and its length.
+uint64_t CombineChunkDigests(const std::vector<uint64_t>& chunks, uint64_t bytes) {
+  return XXH3_64bits_withSeed(chunks.data(), chunks.size() * sizeof(uint64_t), bytes);
+}
+
+std::string FixedString(const uint8_t* p, size_t n) {
+  return std::string(reinterpret_cast<const char*>(p), strnlen(reinterpret_cast<const char*>(p), n));
+}
+
+void WriteAll(int fd, const uint8_t* p, size_t n, uint64_t offset, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, n, off_t(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw std::system_error(errno ? errno : EIO, std::generic_category(), path + ": cannot write");
+    p += w;
+    n -= size_t(w);
+    offset += uint64_t(w);
+  }
+}
+
+std::vector<uint8_t> EncodeHeader(std::string_view kind, uint64_t source, const std::vector<CacheSection>& sections) {
+  std::vector<uint8_t> h(kHeaderBytes, 0);
+  std::memcpy(h.data(), kMagic, 8);
+  const uint32_t version = kVersion, count = uint32_t(sections.size());
+  std::memcpy(h.data() + 8, &version, 4);
+  std::memcpy(h.data() + 12, &count, 4);
+  std::memcpy(h.data() + 16, kind.data(), std::min(kind.size(), kKindBytes));
+  Store64(h.data() + 48, source);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    uint8_t* e = h.data() + kSectionsAt + i * kSectionEntryBytes;
+    std::memcpy(e, sections[i].name.data(), sections[i].name.size());
+    Store64(e + kNameBytes, sections[i].offset);
+    Store64(e + kNameBytes + 8, sections[i].bytes);
+    Store64(e + kNameBytes + 16, sections[i].digest);
+  }
+  Store64(h.data() + kHeaderDigestAt, XXH3_64bits(h.data(), h.size()));  // over the header with this field 0
+  return h;
+}
+
+}  // namespace
+
+uint64_t Digest64(std::span<const uint8_t> bytes, uint64_t seed) {
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+}
+
+CacheWriter::CacheWriter(std::string path, std::string_view kind, uint64_t source, const std::atomic<bool>* cancel)
+    : path_(std::move(path)), kind_(kind), source_(source), cancel_(cancel) {
+  if (kind_.size() > kKindBytes) throw std::invalid_argument("cache kind longer than 32 bytes: " + kind_);
+  static std::atomic<uint64_t> counter{0};
+  tmp_path_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), tmp_path_ + ": cannot create");
+  offset_ = kHeaderBytes;  // the header is written last, by Commit
+}
+
+CacheWriter::~CacheWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(tmp_path_.c_str());
+}
+
+void CacheWriter::AddSection(std::string_view name, uint64_t bytes, const Fill& fill) {
+  if (name.empty() || name.size() >= kNameBytes) throw std::invalid_argument("cache section name must be 1-23 bytes");
+  if (sections_.size() >= kMaxSections) throw std::invalid_argument("too many cache sections");
+  for (const auto& s : sections_) {
+    if (s.name == name) throw std::invalid_argument("cache section " + std::string(name) + " added twice");
+  }
+  offset_ = (offset_ + kAlign - 1) / kAlign * kAlign;
+  CacheSection section{.name = std::string(name), .offset = offset_, .bytes = bytes, .digest = 0};
+  // One chunk buffer, filled and written in turn: the fill functions copy
+  // from memory (GB/s), so the disk or the page cache sets the pace.
+  std::vector<uint8_t> buffer(size_t(std::min(bytes, kCacheChunkBytes)));
+  std::vector<uint64_t> chunk_digests;
+  chunk_digests.reserve(ChunkCount(bytes));
+  for (uint64_t done = 0; done < bytes;) {
+    if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw CacheError(path_ + ": write cancelled");
+    const uint64_t n = std::min(bytes - done, kCacheChunkBytes);
+    std::span<uint8_t> out(buffer.data(), size_t(n));
+    fill(done, out);
+    chunk_digests.push_back(XXH3_64bits(out.data(), out.size()));
+    WriteAll(fd_, out.data(), out.size(), offset_ + done, tmp_path_);
+    done += n;
+  }
+  section.digest = CombineChunkDigests(chunk_digests, bytes);
+  offset_ += bytes;
+  sections_.push_back(std::move(section));
+}
+
+void CacheWriter::Commit() {
+  const std::vector<uint8_t> header = EncodeHeader(kind_, source_, sections_);
+  WriteAll(fd_, header.data(), header.size(), 0, tmp_path_);
+  if (::ftruncate(fd_, off_t(std::max(offset_, kHeaderBytes))) != 0 || ::fsync(fd_) != 0) {
+    throw std::system_error(errno, std::generic_category(), tmp_path_ + ": cannot sync");
+  }
+  ::close(fd_);
+  fd_ = -1;
+  if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot rename " + tmp_path_ + " to " + path_);
+  }
+  committed_ = true;
+  // The rename is durable once the folder is synced (best effort: a crash
+  // before it leaves the old file or none, both of which readers handle).
+  const std::string dir = std::filesystem::path(path_).parent_path().string();
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+CacheReader::CacheReader(const std::string& path, std::string_view kind, uint64_t source) try
+    : file_(path, MappedFile::Access::kNormal) {
+  const std::span<const uint8_t> f = file_.bytes();
+  auto fail = [&](const std::string& what) { throw CacheError(path + ": " + what); };
+  if (f.size() < kHeaderBytes) fail("shorter than its header (" + std::to_string(f.size()) + " bytes)");
+  if (std::memcmp(f.data(), kMagic, 8) != 0) fail("not a cuzk cache file");
+  uint32_t version = 0, count = 0;
+  std::memcpy(&version, f.data() + 8, 4);
+  std::memcpy(&count, f.data() + 12, 4);
+  if (version != kVersion)
+    fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kVersion));
+  std::vector<uint8_t> header(f.begin(), f.begin() + kHeaderBytes);
+  const uint64_t header_digest = Load64(header.data() + kHeaderDigestAt);
+  Store64(header.data() + kHeaderDigestAt, 0);
+  if (XXH3_64bits(header.data(), header.size()) != header_digest) fail("header digest mismatch (damaged)");
+  const std::string file_kind = FixedString(f.data() + 16, kKindBytes);
+  if (file_kind != kind) fail("holds a " + file_kind + ", not a " + std::string(kind));
+  if (Load64(f.data() + 48) != source) fail("made from other inputs (stale)");
+  if (count > kMaxSections) fail("too many sections");
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* e = f.data() + kSectionsAt + i * kSectionEntryBytes;
+    CacheSection s{.name = FixedString(e, kNameBytes),
+                   .offset = Load64(e + kNameBytes),
+                   .bytes = Load64(e + kNameBytes + 8),
+                   .digest = Load64(e + kNameBytes + 16)};
+    if (s.offset < kHeaderBytes || s.offset > f.size() || s.bytes > f.size() - s.offset) {
+      fail("section " + s.name + " runs past the end of the file (truncated)");
+    }
+    sections_.push_back(std::move(s));
+  }
+} catch (const std::system_error& e) {
+  throw CacheError(e.what());
+}
+
+bool CacheReader::Has(std::string_view name) const {
+  return std::any_of(sections_.begin(), sections_.end(), [&](const CacheSection& s) { return s.name == name; });
+}
+
+const CacheSection& CacheReader::Section(std::string_view name) const {
+  for (const auto& s : sections_) {
+    if (s.name == name) return s;
+  }
+  throw CacheError(file_.path() + ": no section " + std::string(name));
+}
+
+void CacheReader::ReadSection(std::string_view name, uint64_t expected_bytes, unsigned threads,
+                              const std::function<void(uint64_t, std::span<const uint8_t>)>& decode) const {
+  const CacheSection& s = Section(name);
+  if (s.bytes != expected_bytes) {
+    throw CacheError(file_.path() + ": section " + s.name + " holds " + std::to_string(s.bytes) + " bytes, expected " +
+                     std::to_string(expected_bytes));
+  }
+  const uint8_t* base = file_.bytes().data() + s.offset;
+  std::vector<uint64_t> chunk_digests(ChunkCount(s.bytes));
+  ParallelForChunks(chunk_digests.size(), threads, [&](size_t begin, size_t end, size_t) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint64_t off = c * kCacheChunkBytes, n = std::min(s.bytes - off, kCacheChunkBytes);
+      std::span<const uint8_t> chunk(base + off, size_t(n));
+      chunk_digests[c] = XXH3_64bits(chunk.data(), chunk.size());
+      decode(off, chunk);
+    }
+  });
+  if (CombineChunkDigests(chunk_digests, s.bytes) != s.digest) {
+    throw CacheError(file_.path() + ": section " + s.name + " digest mismatch (damaged)");
+  }
+}
+
+std::span<const uint8_t> CacheReader::SectionBytes(std::string_view name) const {
+  const CacheSection& s = Section(name);
+  ReadSection(name, s.bytes, 1, [](uint64_t, std::span<const uint8_t>) {});
+  return file_.bytes().subspan(size_t(s.offset), size_t(s.bytes));
+}
+
+}  // namespace cuzk::util
