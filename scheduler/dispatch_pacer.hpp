@@ -33,7 +33,12 @@
 // target. This is what keeps a starved pipeline from being throttled,
 // whatever the integral says.
 // Bootstrap: `target` dispatches bootstrap_spacing_s apart, then, until the
-// first GPU time is measured, none. Re-bootstrap only when the pipeline is
+// first GPU time is measured, only the starvation fill (fewer than `target`
+// partitions waiting for a GPU: dispatch; otherwise hold), so synthesis stays
+// full through the first synthesis time instead of idling behind 8 partitions
+// (issue 16; with fill_when_starved false, cuzk's hold: none until measured).
+// initial_gpu_time_s > 0 (an estimate, e.g. from the key's size) ends
+// bootstrap without a measurement. Re-bootstrap only when the pipeline is
 // truly empty: ema_waiting < 1 and every dispatched partition completed, where
 // failed, skipped and cancelled partitions count as completions (OnRetired).
 #include <cstdint>
@@ -118,6 +123,8 @@ class DispatchPacer {
   double RateMult() const;
   double Deadline() const { return anchor_ + Interval(); }
   bool TrulyEmpty() const { return dispatched_ <= completions_; }
+  // The starvation fill's condition (fill_when_starved and a queue below target).
+  bool Starved() const;
   void EnterBootstrap(double now_s);
 
   const PacerConfig config_;

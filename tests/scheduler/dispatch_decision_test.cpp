@@ -95,7 +95,8 @@ TEST(DispatchDecision, IdlePinnedBufferCoversTheAbcPartOfTheCharge) {
 }
 
 // AskPacer asks NextDeadline only when MayDispatch says no: in bootstrap the
-// first `target` dispatches go at once, then none until a GPU measurement.
+// first `target` dispatches go at once, then, until a GPU measurement, only
+// the starvation fill; once `target` wait, none, and no deadline (an event).
 TEST(DispatchDecision, AskPacerFollowsThePacer) {
   PacerConfig c;
   c.target = 1;
@@ -103,6 +104,9 @@ TEST(DispatchDecision, AskPacerFollowsThePacer) {
   PacerVerdict v = AskPacer(pacer, 0);
   EXPECT_TRUE(v.may_dispatch);
   pacer.OnDispatch(0);
+  v = AskPacer(pacer, 0.5);
+  EXPECT_TRUE(v.may_dispatch);  // nothing waits for the GPU yet: the fill
+  pacer.SetQueues(0.5, 1, 0);
   v = AskPacer(pacer, 0.5);
   EXPECT_FALSE(v.may_dispatch);
   EXPECT_TRUE(std::isinf(v.next_deadline_s));

@@ -19,23 +19,55 @@ PacerConfig Plain() {
   return c;
 }
 
-TEST(DispatchPacer, BootstrapSpacesTargetDispatchesThenWaitsForMeasurement) {
+TEST(DispatchPacer, BootstrapSpacesTargetDispatchesThenFillsUntilTargetWaits) {
   DispatchPacer p(Plain(), 2, 0);
   double t = 0;
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(p.MayDispatch(t)) << i;
     p.OnDispatch(t);
-    EXPECT_FALSE(p.MayDispatch(t + 0.25));
-    if (i < 3) EXPECT_DOUBLE_EQ(p.NextDeadline(t), t + 0.5);
+    if (i < 3) {
+      EXPECT_FALSE(p.MayDispatch(t + 0.25));
+      EXPECT_DOUBLE_EQ(p.NextDeadline(t), t + 0.5);
+    }
     t += 0.5;
   }
+  // No GPU time yet and nothing waits for a GPU: the starvation fill keeps
+  // dispatching (issue 16: the old hold left synthesis idle for a whole
+  // synthesis time). The caller's capacity and budget bound it, not the pacer.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(p.MayDispatch(t + i)) << i;
+    p.OnDispatch(t + i);
+    p.SetQueues(t + i, 3, 5 + i);  // below target, however many synthesize
+  }
   EXPECT_TRUE(p.in_bootstrap());
+  // `target` wait for a GPU: held until a measurement gives an interval.
+  p.SetQueues(t + 30, 4, 20);
   EXPECT_FALSE(p.MayDispatch(t + 100));
   EXPECT_TRUE(std::isinf(p.NextDeadline(t + 100)));
+  p.SetQueues(t + 100, 3, 20);  // a GPU picked one up: starved again
+  EXPECT_TRUE(p.MayDispatch(t + 100));
+  p.SetQueues(t + 100, 4, 20);
+  EXPECT_FALSE(p.MayDispatch(t + 100));
   p.OnGpuComplete(t + 101, 1.0);
   EXPECT_FALSE(p.in_bootstrap());
   EXPECT_TRUE(p.State(t + 101).calibrated);
   EXPECT_DOUBLE_EQ(p.State(t + 101).gpu_eff_s, 0.5);
+}
+
+TEST(DispatchPacer, WithoutTheFillBootstrapWaitsForAMeasurement) {
+  PacerConfig c = Plain();
+  c.fill_when_starved = false;  // cuzk's start: `target` dispatches, then none until measured
+  DispatchPacer p(c, 2, 0);
+  double t = 0;
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(p.MayDispatch(t)) << i;
+    p.OnDispatch(t);
+    t += 0.5;
+  }
+  EXPECT_FALSE(p.MayDispatch(t + 100));  // starved (nothing waits), held all the same
+  EXPECT_TRUE(std::isinf(p.NextDeadline(t + 100)));
+  p.OnGpuComplete(t + 101, 1.0);
+  EXPECT_FALSE(p.in_bootstrap());
 }
 
 TEST(DispatchPacer, KnownGpuTimeEndsBootstrapWithoutWaiting) {
@@ -165,8 +197,10 @@ TEST(DispatchPacer, BootstrapRestartsWhenAllBootstrapPartitionsRetire) {
     p.MayDispatch(i);
     p.OnDispatch(i);
   }
+  p.SetQueues(9, 4, 0);  // all four wait for a GPU: no fill, held until measured
   EXPECT_FALSE(p.MayDispatch(10));
   p.OnRetired(10, 4);  // all failed: no measurement will ever come
+  p.SetQueues(10, 0, 0);
   EXPECT_TRUE(p.MayDispatch(10));
   EXPECT_EQ(p.rebootstraps(), 1u);
 }
