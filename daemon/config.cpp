@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -203,7 +204,10 @@ Schema MakeSchema(Config& c) {
         {"max_parallel_synthesis", Integer(c.pipeline.max_parallel_synthesis, 1)},
         {"max_gpu_queue_depth", Integer(c.pipeline.max_gpu_queue_depth)},
         {"witness_only", Bool(c.pipeline.witness_only)}}},
-      {"srs", {{"param_cache", String(c.srs.param_cache)}, {"preload", StringList(c.srs.preload)}}},
+      {"srs",
+       {{"param_cache", String(c.srs.param_cache)},
+        {"preload", StringList(c.srs.preload)},
+        {"cache_dir", String(c.srs.cache_dir)}}},
       {"logging",
        {{"level", OneOf(c.logging.level, {"trace", "debug", "info", "warn", "error", "critical", "off"})},
         {"format", OneOf(c.logging.format, {"text", "json"})}}},
@@ -267,6 +271,8 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
 prover::ProverOptions ProverOptionsFor(const Config& c) {
   prover::ProverOptions o;
   o.param_cache = c.srs.param_cache;
+  o.srs_image_cache = c.srs.cache_dir == "auto" ? (std::filesystem::path(c.srs.param_cache) / "cuzk-cache").string()
+                                                : c.srs.cache_dir;
   o.job_retention = c.daemon.job_retention;
   o.eviction_min_idle = c.memory.eviction_min_idle;
   prover::RunnerOptions& r = o.runner;

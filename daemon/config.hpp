@@ -74,6 +74,8 @@ struct Config {
   struct Srs {
     std::string param_cache = "/data/zk/params";
     std::vector<std::string> preload;  // circuit ids loaded at start ("snap-2k", "snap-32g")
+    // Circuit and key images: "auto" = <param_cache>/cuzk-cache, "" = off.
+    std::string cache_dir = "auto";
   } srs;
   struct Logging {
     std::string level = "info";   // trace, debug, info, warn, error, critical, off

@@ -29,7 +29,7 @@ Prover::Prover(const ProverOptions& options)
     : options_(options),
       budget_(options.runner.budget_bytes ? *options.runner.budget_bytes
                                           : memory::AutoBudgetBytes(options.runner.safety_margin)),
-      srs_(options.param_cache, options.runner.engine_threads),
+      srs_(options.param_cache, options.runner.engine_threads, options.srs_image_cache),
       tracker_(options.job_retention, &metrics_),
       runner_(WithBudget(options.runner, &budget_), &tracker_) {
   srs_.AttachBudget(&budget_, options.eviction_min_idle);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <future>
 
+#include <spdlog/spdlog.h>
+
 #include "absl/synchronization/mutex.h"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
@@ -75,9 +77,10 @@ uint64_t FileSize(const std::string& path) {
 
 }  // namespace
 
-SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads)
-    : param_cache_(std::move(param_cache)), threads_(threads) {}
+SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads, std::string image_cache_dir)
+    : param_cache_(std::move(param_cache)), threads_(threads), images_(std::move(image_cache_dir)) {}
 SrsRegistry::~SrsRegistry() {
+  images_.Shutdown();  // a write in progress stops between chunks
   if (budget_) budget_->RemoveEvictor(evictor_id_);
   for (auto& e : entries_) {  // charges go back before the memory (declared budget-first by the owner)
     absl::MutexLock lock(&e->mu);
@@ -215,6 +218,8 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       charge = budget_->Charge(LoadChargeEstimate(entry.params_path));
     }
     auto fresh = std::make_shared<LoadedParams>();
+    uint64_t params_source = 0;
+    bool circuit_hit = false, key_hit = false;
     fresh->generic = entry.generic;
     fresh->shape = entry.shape;
     try {
@@ -231,15 +236,28 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
         // and decoding the .params (every thread) do not depend on each other:
         // they run at the same time, and BindCircuit checks the key's counts
         // against the circuit afterwards. (A file that fails to decode still
-        // waits for the compilation before the error is reported.)
-        std::future<r1cs::CompiledCircuit> circuit = std::async(
-            std::launch::async, [shape = entry.shape] { return snapdeals::CompileEmptySectorUpdate(shape); });
-        groth16::ParamsReadOptions options;
-        options.threads = threads_;
-        groth16::ProvingKey pk = groth16::ReadParams(entry.params_path, options);
-        fresh->circuit = circuit.get();
-        groth16::BindCircuit(pk, fresh->circuit);
-        fresh->pk = std::move(pk);
+        // waits for the compilation before the error is reported.) Current
+        // images replace either step with a copy (SrsImageCache).
+        params_source = images_.enabled() ? SrsImageCache::ParamsSource(entry.params_path) : 0;
+        std::future<std::optional<r1cs::CompiledCircuit>> cached_circuit =
+            std::async(std::launch::async, [&] { return images_.ReadCircuit(entry.circuit_id, threads_); });
+        std::optional<groth16::ProvingKey> pk = images_.ReadKey(entry.params_path, params_source, threads_);
+        key_hit = pk.has_value();
+        std::optional<r1cs::CompiledCircuit> circuit = cached_circuit.get();
+        circuit_hit = circuit.has_value();
+        std::future<r1cs::CompiledCircuit> compiled;
+        if (!circuit_hit) {
+          compiled = std::async(std::launch::async,
+                                [shape = entry.shape] { return snapdeals::CompileEmptySectorUpdate(shape); });
+        }
+        if (!key_hit) {
+          groth16::ParamsReadOptions options;
+          options.threads = threads_;
+          pk = groth16::ReadParams(entry.params_path, options);
+        }
+        fresh->circuit = circuit_hit ? std::move(*circuit) : compiled.get();
+        groth16::BindCircuit(*pk, fresh->circuit);
+        fresh->pk = std::move(*pk);
       }
     } catch (const std::exception& e) {
       throw SrsUnavailableError("cannot load parameters for " + entry.circuit_id + ": " + e.what());
@@ -251,10 +269,19 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       if (charge.bytes() < fresh->resident_bytes) charge.Merge(budget_->Charge(fresh->resident_bytes - charge.bytes()));
     }
     p = std::move(fresh);
-    absl::MutexLock lock(&entry.mu);
-    entry.loaded = p;
-    entry.charge = std::move(charge);
-    entry.dims = DimsOf(p->circuit);
+    {
+      absl::MutexLock lock(&entry.mu);
+      entry.loaded = p;
+      entry.charge = std::move(charge);
+      entry.dims = DimsOf(p->circuit);
+    }
+    spdlog::info("SRS_LOAD,{},load_ms={:.0f},circuit={},key={},resident_bytes={}", entry.circuit_id,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                 entry.generic ? "file" : (circuit_hit ? "image" : "compiled"),
+                 entry.generic ? "file" : (key_hit ? "image" : "decoded"), p->resident_bytes);
+    if (!entry.generic) {
+      images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, !circuit_hit, !key_hit);
+    }
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;

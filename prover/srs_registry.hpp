@@ -33,6 +33,7 @@
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
 #include "memory/budget.hpp"
+#include "prover/srs_image_cache.hpp"
 
 namespace cuzk::prover {
 
@@ -84,7 +85,10 @@ class SrsRegistry {
 
  public:
   // threads: for decoding the .params file (0 = all hardware threads).
-  SrsRegistry(std::string param_cache, unsigned threads);
+  // image_cache_dir: where circuit and key images are kept (SrsImageCache;
+  // empty: none). A SnapDeals set whose images are there and current loads
+  // by copying them instead of compiling its circuit and decoding its .params.
+  SrsRegistry(std::string param_cache, unsigned threads, std::string image_cache_dir = "");
   ~SrsRegistry();
 
   // "snap-2k" for a 2 KiB shape; ParseCircuitId is its inverse (UnknownCircuitError).
@@ -140,6 +144,8 @@ class SrsRegistry {
   // Every set in memory or with a .params file in param_cache, by circuit id.
   std::vector<SrsInfo> List() const;
   uint64_t ResidentBytes() const;
+  SrsImageCache& images() { return images_; }
+  const SrsImageCache& images() const { return images_; }
   const std::string& param_cache() const { return param_cache_; }
 
   // Charges every parameter set it loads to `budget` (Budget::Charge: never
@@ -165,6 +171,7 @@ class SrsRegistry {
   memory::Budget* budget_ = nullptr;  // set once by AttachBudget
   std::chrono::steady_clock::duration min_idle_{};
   memory::Budget::EvictorId evictor_id_ = 0;
+  SrsImageCache images_;  // last: its writers are stopped before anything else goes
 };
 
 }  // namespace cuzk::prover

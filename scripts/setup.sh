@@ -12,6 +12,7 @@ DEB_PACKAGES=(
   libabsl-dev libspdlog-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgmp-dev
+  libxxhash-dev
   python3 python3-grpcio python3-protobuf
 )
 # Node.js runs the npm test oracles; take Debian's only where no node/npm is present

@@ -1,0 +1,184 @@
+#include "prover/srs_image_cache.hpp"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "engine/groth16/key_image.hpp"
+#include "engine/r1cs/circuit_image.hpp"
+#include "engine/util/cache_file.hpp"
+#include "prover/srs_registry.hpp"
+
+namespace cuzk::prover {
+namespace {
+
+namespace fs = std::filesystem;
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+SrsImageCache::SrsImageCache(std::string dir) : dir_(std::move(dir)) {}
+
+SrsImageCache::~SrsImageCache() { Shutdown(); }
+
+uint64_t SrsImageCache::ParamsSource(const std::string& params_path) {
+  try {
+    return groth16::ParamsFileSource(params_path);
+  } catch (const std::exception&) {
+    return 0;  // the load that follows reports the file's own error
+  }
+}
+
+std::string SrsImageCache::CircuitPath(const std::string& circuit_id) const {
+  return (fs::path(dir_) / (circuit_id + ".circuit-image")).string();
+}
+
+std::string SrsImageCache::KeyPath(const std::string& params_path) const {
+  return (fs::path(dir_) / (fs::path(params_path).filename().string() + ".key-image")).string();
+}
+
+bool SrsImageCache::EnsureDir() {
+  if (!enabled() || disabled_) return false;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) {
+    Disable("cannot create " + dir_ + ": " + ec.message());
+    return false;
+  }
+  if (!swept_.exchange(true)) SweepOrphans();
+  return true;
+}
+
+// A daemon killed during a write leaves its temporary file
+// (<image>.tmp-<pid>-<n>): removed once the process that wrote it is gone.
+void SrsImageCache::SweepOrphans() {
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir_, ec)) {
+    const std::string name = f.path().filename().string();
+    const size_t at = name.rfind(".tmp-");
+    if (at == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+    if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) {
+      fs::remove(f.path(), ec);
+      spdlog::info("SRS_CACHE removed {} (left by a process that is gone)", f.path().string());
+    }
+  }
+}
+
+void SrsImageCache::Disable(const std::string& why) {
+  if (!disabled_.exchange(true)) spdlog::warn("SRS_CACHE off: {} (parameter sets load from their files)", why);
+}
+
+std::optional<r1cs::CompiledCircuit> SrsImageCache::ReadCircuit(const std::string& circuit_id, unsigned threads) {
+  if (!enabled() || disabled_) return std::nullopt;
+  const std::string path = CircuitPath(circuit_id);
+  if (!fs::exists(path)) return std::nullopt;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    r1cs::CompiledCircuit c = r1cs::ReadCircuitImage(path, r1cs::CircuitImageSource(circuit_id), threads);
+    spdlog::info("SRS_CACHE,{},circuit=hit,read_ms={:.0f},path={}", circuit_id, MsSince(t0), path);
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.circuit_hits;
+    return c;
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_CACHE,{},circuit=rebuild,reason=\"{}\"", circuit_id, e.what());
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.rebuilds;
+    return std::nullopt;
+  }
+}
+
+std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& params_path, uint64_t params_source,
+                                                          unsigned threads) {
+  if (!enabled() || disabled_ || params_source == 0) return std::nullopt;
+  const std::string path = KeyPath(params_path);
+  if (!fs::exists(path)) return std::nullopt;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    groth16::ProvingKey pk = groth16::ReadKeyImage(path, params_source, threads);
+    spdlog::info("SRS_CACHE,{},key=hit,read_ms={:.0f},path={}", params_path, MsSince(t0), path);
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.key_hits;
+    return pk;
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_CACHE,{},key=rebuild,reason=\"{}\"", params_path, e.what());
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.rebuilds;
+    return std::nullopt;
+  }
+}
+
+void SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
+                                 const std::string& params_path, uint64_t params_source, bool circuit_missing,
+                                 bool key_missing) {
+  if (!(circuit_missing || (key_missing && params_source != 0)) || !EnsureDir()) return;
+  auto write = [this, params = std::move(params), circuit_id, params_path, params_source, circuit_missing, key_missing,
+                order = write_order_] {
+    absl::MutexLock one_at_a_time(order.get());
+    auto attempt = [&](const char* what, const std::string& path, auto&& body) {
+      if (cancel_) return;
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        const uint64_t bytes = body(path);
+        spdlog::info("SRS_CACHE,{},{}=written,bytes={},write_ms={:.0f},path={}", circuit_id, what, bytes, MsSince(t0),
+                     path);
+        absl::MutexLock lock(&stats_mu_);
+        ++(std::string_view(what) == "key" ? stats_.key_writes : stats_.circuit_writes);
+        stats_.bytes_written += bytes;
+      } catch (const std::invalid_argument& e) {
+        spdlog::info("SRS_CACHE,{},{}=not_cached,reason=\"{}\"", circuit_id, what, e.what());
+      } catch (const std::exception& e) {
+        if (cancel_) return;
+        Disable(std::string("cannot write ") + path + ": " + e.what());
+      }
+    };
+    if (circuit_missing) {
+      attempt("circuit", CircuitPath(circuit_id), [&](const std::string& path) {
+        return r1cs::WriteCircuitImage(params->circuit, path, r1cs::CircuitImageSource(circuit_id), &cancel_);
+      });
+    }
+    if (key_missing && params_source != 0 && !params->generic) {
+      attempt("key", KeyPath(params_path), [&](const std::string& path) {
+        return groth16::WriteKeyImage(params->pk, path, params_source, &cancel_);
+      });
+    }
+  };
+  absl::MutexLock lock(&mu_);
+  if (cancel_) return;
+  writers_.emplace_back(std::move(write));
+}
+
+SrsImageCache::Stats SrsImageCache::stats() const {
+  absl::MutexLock lock(&stats_mu_);
+  return stats_;
+}
+
+void SrsImageCache::WaitForWrites() {
+  std::vector<std::thread> writers;
+  {
+    absl::MutexLock lock(&mu_);
+    writers.swap(writers_);
+  }
+  for (auto& t : writers) t.join();
+}
+
+void SrsImageCache::Shutdown() {
+  cancel_ = true;
+  std::vector<std::thread> writers;
+  {
+    absl::MutexLock lock(&mu_);
+    writers.swap(writers_);
+  }
+  for (auto& t : writers) t.join();
+}
+
+}  // namespace cuzk::prover

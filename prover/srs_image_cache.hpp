@@ -1,0 +1,92 @@
+#pragma once
+// SrsImageCache: the folder of circuit and key images (engine/r1cs/
+// circuit_image.hpp, engine/groth16/key_image.hpp) that lets a parameter set
+// load at copy speed after its first load. SrsRegistry asks it before
+// compiling a circuit or decoding a .params file; after a load that missed,
+// it writes the missing images on one background thread, so the first job
+// never waits for them.
+//
+// Files: <dir>/<circuit id>.circuit-image and <dir>/<.params file name>.key-image.
+// Missing images are a quiet miss; stale or damaged ones are logged (the
+// reason: other inputs, a digest mismatch, cut short) and rewritten. A
+// folder that cannot be created or written turns the cache off with one
+// warning: proving never depends on it.
+//
+// Costs: an image is about the size of what it holds in memory (32 GiB: the
+// key ~37 GB, the circuit ~18 GB of disk); writing it reads the loaded set
+// (which the writer holds: an evicted set's memory goes when its write ends)
+// at disk speed; Shutdown (and the destructor) cancel a write between
+// chunks and remove its temporary file.
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/groth16/types.hpp"
+#include "engine/r1cs/compiled_circuit.hpp"
+
+namespace cuzk::prover {
+
+struct LoadedParams;
+
+class SrsImageCache {
+ public:
+  // dir empty: off (every Read misses, nothing is written).
+  explicit SrsImageCache(std::string dir);
+  ~SrsImageCache();
+  SrsImageCache(const SrsImageCache&) = delete;
+  SrsImageCache& operator=(const SrsImageCache&) = delete;
+
+  bool enabled() const { return !dir_.empty(); }
+  const std::string& dir() const { return dir_; }
+
+  // The identity of a .params file (groth16::ParamsFileSource), 0 if it
+  // cannot be read; what a key image must have been made from.
+  static uint64_t ParamsSource(const std::string& params_path);
+
+  // nullopt on a miss (logged when the image exists but is stale or damaged).
+  std::optional<r1cs::CompiledCircuit> ReadCircuit(const std::string& circuit_id, unsigned threads);
+  std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads);
+
+  // Writes the images a load missed, in the background (one write at a time:
+  // a later request waits for the earlier ones).
+  void WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
+                    const std::string& params_path, uint64_t params_source, bool circuit_missing, bool key_missing);
+
+  // Cancels the writes in progress and waits for them.
+  void Shutdown();
+  // Waits for the writes requested so far to finish (tests, tools).
+  void WaitForWrites();
+
+  // What the cache has done since it was made.
+  struct Stats {
+    uint64_t circuit_hits = 0, key_hits = 0;      // loads that copied an image
+    uint64_t rebuilds = 0;                        // images found stale or damaged
+    uint64_t circuit_writes = 0, key_writes = 0;  // images written
+    uint64_t bytes_written = 0;
+  };
+  Stats stats() const;
+
+  std::string CircuitPath(const std::string& circuit_id) const;
+  std::string KeyPath(const std::string& params_path) const;
+
+ private:
+  bool EnsureDir();
+  void SweepOrphans();
+  void Disable(const std::string& why);
+
+  std::string dir_;
+  std::atomic<bool> cancel_{false};
+  absl::Mutex mu_;
+  std::vector<std::thread> writers_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<absl::Mutex> write_order_ = std::make_shared<absl::Mutex>();  // one write at a time
+  std::atomic<bool> disabled_{false};
+  std::atomic<bool> swept_{false};
+  mutable absl::Mutex stats_mu_;
+  Stats stats_ ABSL_GUARDED_BY(stats_mu_);
+};
+
+}  // namespace cuzk::prover
