@@ -13,11 +13,19 @@
 #include <cstdlib>
 #include <exception>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "cuzk/v1/proving.pb.h"
 #include "daemon/errors.hpp"
 #include "daemon/request_validation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // protobuf logs every string field that is not UTF-8: millions of lines.
+  static const bool quiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  (void)quiet;
   cuzk::v1::SubmitProofRequest request;
   if (!request.ParseFromArray(data, int(size))) return 0;
   cuzk::daemon::ValidatedRequest v;
