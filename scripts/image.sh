@@ -239,7 +239,7 @@ if ((save)); then
   t=$(now)
   mkdir -p "$(dirname "$out")"
   rm -f "$out"
-  podman "${popts[@]}" save --format "$format-archive" -o "$out" "$tag" >/dev/null
+  podman "${popts[@]}" save --quiet --format "$format-archive" -o "$out" "$tag"
   note "saved $out ($(stat -c %s "$out") bytes, $(since "$t") s): podman load -i $out  (or docker load -i)"
 fi
 rm -rf "$rootfs"
