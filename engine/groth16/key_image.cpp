@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -17,53 +20,49 @@
 namespace cuzk::groth16 {
 namespace {
 
-constexpr std::string_view kKind = "groth16-key/1";
-constexpr size_t kFpBytes = 48, kG1Bytes = 2 * kFpBytes, kG2Bytes = 4 * kFpBytes;
-static_assert(sizeof(ff::Fp) == kFpBytes && std::is_trivially_copyable_v<ff::Fp>, "Fp is its 6 Montgomery limbs");
-static_assert(util::kCacheChunkBytes % kG1Bytes == 0 && util::kCacheChunkBytes % kG2Bytes == 0);
+constexpr std::string_view kKind = kKeyImageKind;
+
+// Points are stored as the prover holds them in memory (AffinePoint: x, y,
+// the infinity flag, padding to 8 bytes: G1 104 bytes, G2 200), so a read is
+// one pread from the page cache straight into the key's vectors. The writer
+// zeroes the padding (deterministic bytes, so deterministic digests); the
+// reader checks every flag byte is 0 (an image never holds infinity) before
+// the points are used.
+template <class Point>
+constexpr size_t kFlagAt = offsetof(Point, infinity);
+static_assert(std::is_trivially_copyable_v<ec::G1Affine> && std::is_trivially_copyable_v<ec::G2Affine>);
+static_assert(sizeof(ec::G1Affine) == 104 && kFlagAt<ec::G1Affine> == 96, "G1 affine: x, y, flag, padding");
+static_assert(sizeof(ec::G2Affine) == 200 && kFlagAt<ec::G2Affine> == 192, "G2 affine: x, y, flag, padding");
 
 // The counts, so a reader sizes every vector before it copies.
 struct Meta {
   uint64_t h, l, a, b;
 };
 
-void PutFp(uint8_t* out, const ff::Fp& f) { std::memcpy(out, &f, kFpBytes); }
-ff::Fp GetFp(const uint8_t* in) {
-  ff::Fp f;
-  std::memcpy(&f, in, kFpBytes);
-  return f;
-}
-
-void Encode(const ec::G1Affine& p, uint8_t* out) {
-  PutFp(out, p.x);
-  PutFp(out + kFpBytes, p.y);
-}
-void Encode(const ec::G2Affine& p, uint8_t* out) {
-  PutFp(out, p.x.c0);
-  PutFp(out + kFpBytes, p.x.c1);
-  PutFp(out + 2 * kFpBytes, p.y.c0);
-  PutFp(out + 3 * kFpBytes, p.y.c1);
-}
-void Decode(const uint8_t* in, ec::G1Affine& p) { p = ec::G1Affine::FromXY(GetFp(in), GetFp(in + kFpBytes)); }
-void Decode(const uint8_t* in, ec::G2Affine& p) {
-  p = ec::G2Affine::FromXY({GetFp(in), GetFp(in + kFpBytes)}, {GetFp(in + 2 * kFpBytes), GetFp(in + 3 * kFpBytes)});
-}
-
 template <class Point>
-constexpr size_t kPointBytes = std::is_same_v<Point, ec::G1Affine> ? kG1Bytes : kG2Bytes;
+std::array<uint8_t, sizeof(Point)> RecordOf(const Point& p) {
+  std::array<uint8_t, sizeof(Point)> r{};  // padding zero
+  std::memcpy(r.data(), &p.x, sizeof(p.x));
+  std::memcpy(r.data() + sizeof(p.x), &p.y, sizeof(p.y));
+  r[kFlagAt<Point>] = 0;
+  return r;
+}
 
 template <class Point>
 void AddPoints(util::CacheWriter& w, std::string_view name, const std::vector<Point>& points) {
-  constexpr size_t kBytes = kPointBytes<Point>;
+  constexpr uint64_t kBytes = sizeof(Point);
   w.AddSection(name, points.size() * kBytes, [&](uint64_t offset, std::span<uint8_t> out) {
-    const size_t first = size_t(offset / kBytes);
-    for (size_t i = 0; i < out.size() / kBytes; ++i) {
-      const Point& p = points[first + i];
+    // Records straddle chunk edges: each record overlapping the chunk is
+    // built whole and its overlapping bytes copied.
+    for (uint64_t i = offset / kBytes; i * kBytes < offset + out.size(); ++i) {
+      const Point& p = points[size_t(i)];
       if (p.infinity) {
         throw std::invalid_argument("key section " + std::string(name) + " holds a point at infinity at index " +
-                                    std::to_string(first + i) + ": not imaged");
+                                    std::to_string(i) + ": not imaged");
       }
-      Encode(p, out.data() + i * kBytes);
+      const auto rec = RecordOf(p);
+      const uint64_t lo = std::max(i * kBytes, offset), hi = std::min((i + 1) * kBytes, offset + out.size());
+      std::memcpy(out.data() + (lo - offset), rec.data() + (lo - i * kBytes), size_t(hi - lo));
     }
   });
 }
@@ -71,7 +70,7 @@ void AddPoints(util::CacheWriter& w, std::string_view name, const std::vector<Po
 template <class Point>
 void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t count, unsigned threads,
                 std::vector<Point>& points) {
-  constexpr size_t kBytes = kPointBytes<Point>;
+  constexpr uint64_t kBytes = sizeof(Point);
   // Sized from the section before anything is allocated from `count`.
   const util::CacheSection& s = r.Section(name);
   if (count > s.bytes / kBytes || s.bytes != count * kBytes) {
@@ -79,9 +78,17 @@ void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t coun
                            " points");
   }
   points.resize(size_t(count));
-  r.ReadSection(name, count * kBytes, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
-    const size_t first = size_t(offset / kBytes);
-    for (size_t i = 0; i < in.size() / kBytes; ++i) Decode(in.data() + i * kBytes, points[first + i]);
+  std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(points.data()), size_t(s.bytes));
+  r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> chunk) {
+    // The flag bytes that fall in this chunk.
+    const uint64_t end = offset + chunk.size();
+    for (uint64_t i = offset > kFlagAt<Point> ? (offset - kFlagAt<Point> + kBytes - 1) / kBytes : 0;
+         i * kBytes + kFlagAt<Point> < end; ++i) {
+      if (chunk[size_t(i * kBytes + kFlagAt<Point> - offset)] != 0) {
+        throw util::CacheError(r.path() + ": section " + std::string(name) + " point " + std::to_string(i) +
+                               " is not a finite point");
+      }
+    }
   });
 }
 
@@ -149,7 +156,7 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
   Meta meta{};
-  const std::span<const uint8_t> meta_bytes = r.SectionBytes("meta");
+  const std::vector<uint8_t> meta_bytes = r.SectionBytes("meta");
   if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
   std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
   ProvingKey pk;

@@ -1,10 +1,10 @@
 #pragma once
 // Key images: a bellperson proving key as decoded from its .params, written
-// once in the prover's own memory form (affine points, Montgomery limbs,
-// little-endian: G1 96 bytes, G2 192), so a restart copies it instead of
-// decoding it again. Decoding a .params file checks every point and converts
-// it into Montgomery form (0.63 GB/s on the 16-core H200 host for the 34.5
-// GB 32 GiB file: 59 s); reading an image is a copy checked by its digests.
+// once in the prover's own memory form (ec::AffinePoint as it lies in the
+// key's vectors: Montgomery limbs, little-endian, flag and padding; G1 104
+// bytes, G2 200), so a restart copies it instead of decoding it again. Decoding a .params file checks every point and
+// converts it into Montgomery form (0.63 GB/s on the 16-core H200 host for the 34.5 GB 32 GiB file: 59 s); reading an
+// image is a copy checked by its digests.
 //
 // An image is only ever made from a key ReadParams returned, so it holds
 // points that passed the .params checks (on the curve, not at infinity).
@@ -20,10 +20,14 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "engine/groth16/types.hpp"
 
 namespace cuzk::groth16 {
+
+// The cache kind of key images (util::CacheWriter): bumped with their layout.
+inline constexpr std::string_view kKeyImageKind = "groth16-key/2";
 
 // The identity of a .params file: XXH3 over its size, modification time
 // (ns), device and inode numbers, and the digests of its first and last MiB

@@ -38,10 +38,10 @@ void ReadArray(const util::CacheReader& r, const std::string& name, uint64_t cou
     throw util::CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");
   }
   v.resize(size_t(count));
-  r.ReadSection(name, s.bytes, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
-    const size_t first = size_t(offset / sizeof(T));
-    std::memcpy(reinterpret_cast<uint8_t*>(v.data()) + offset, in.data(), in.size());
-    check(first, std::span<const T>(v.data() + first, in.size() / sizeof(T)));
+  std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(v.data()), size_t(s.bytes));
+  r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
+    // Chunks hold whole elements (kCacheChunkBytes is a multiple of sizeof(T)).
+    check(size_t(offset / sizeof(T)), std::span<const T>(v.data() + offset / sizeof(T), in.size() / sizeof(T)));
   });
 }
 
@@ -112,7 +112,7 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
 CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
   Meta meta{};
-  const std::span<const uint8_t> meta_bytes = r.SectionBytes("meta");
+  const std::vector<uint8_t> meta_bytes = r.SectionBytes("meta");
   if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
   std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
   const uint64_t variables = meta.num_inputs + meta.num_aux;

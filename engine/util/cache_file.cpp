@@ -1,6 +1,7 @@
 #include "engine/util/cache_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -149,38 +150,61 @@ void CacheWriter::Commit() {
   }
 }
 
-CacheReader::CacheReader(const std::string& path, std::string_view kind, uint64_t source) try
-    : file_(path, MappedFile::Access::kNormal) {
-  const std::span<const uint8_t> f = file_.bytes();
+namespace {
+
+void ReadAll(int fd, uint8_t* p, size_t n, uint64_t offset, const std::string& path) {
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, n, off_t(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw CacheError(path + ": cannot read: " + std::strerror(errno));
+    if (r == 0) throw CacheError(path + ": cut short while reading");
+    p += r;
+    n -= size_t(r);
+    offset += uint64_t(r);
+  }
+}
+
+}  // namespace
+
+CacheReader::CacheReader(const std::string& path, std::string_view kind, uint64_t source) : path_(path) {
   auto fail = [&](const std::string& what) { throw CacheError(path + ": " + what); };
-  if (f.size() < kHeaderBytes) fail("shorter than its header (" + std::to_string(f.size()) + " bytes)");
-  if (std::memcmp(f.data(), kMagic, 8) != 0) fail("not a cuzk cache file");
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) fail("not a regular file");
+  const uint64_t file_bytes = uint64_t(st.st_size);
+  if (file_bytes < kHeaderBytes) fail("shorter than its header (" + std::to_string(file_bytes) + " bytes)");
+  std::vector<uint8_t> header(kHeaderBytes);
+  ReadAll(fd_, header.data(), header.size(), 0, path);
+  if (std::memcmp(header.data(), kMagic, 8) != 0) fail("not a cuzk cache file");
   uint32_t version = 0, count = 0;
-  std::memcpy(&version, f.data() + 8, 4);
-  std::memcpy(&count, f.data() + 12, 4);
-  if (version != kVersion)
+  std::memcpy(&version, header.data() + 8, 4);
+  std::memcpy(&count, header.data() + 12, 4);
+  if (version != kVersion) {
     fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kVersion));
-  std::vector<uint8_t> header(f.begin(), f.begin() + kHeaderBytes);
+  }
   const uint64_t header_digest = Load64(header.data() + kHeaderDigestAt);
   Store64(header.data() + kHeaderDigestAt, 0);
   if (XXH3_64bits(header.data(), header.size()) != header_digest) fail("header digest mismatch (damaged)");
-  const std::string file_kind = FixedString(f.data() + 16, kKindBytes);
+  const std::string file_kind = FixedString(header.data() + 16, kKindBytes);
   if (file_kind != kind) fail("holds a " + file_kind + ", not a " + std::string(kind));
-  if (Load64(f.data() + 48) != source) fail("made from other inputs (stale)");
+  if (Load64(header.data() + 48) != source) fail("made from other inputs (stale)");
   if (count > kMaxSections) fail("too many sections");
   for (uint32_t i = 0; i < count; ++i) {
-    const uint8_t* e = f.data() + kSectionsAt + i * kSectionEntryBytes;
+    const uint8_t* e = header.data() + kSectionsAt + i * kSectionEntryBytes;
     CacheSection s{.name = FixedString(e, kNameBytes),
                    .offset = Load64(e + kNameBytes),
                    .bytes = Load64(e + kNameBytes + 8),
                    .digest = Load64(e + kNameBytes + 16)};
-    if (s.offset < kHeaderBytes || s.offset > f.size() || s.bytes > f.size() - s.offset) {
+    if (s.offset < kHeaderBytes || s.offset > file_bytes || s.bytes > file_bytes - s.offset) {
       fail("section " + s.name + " runs past the end of the file (truncated)");
     }
     sections_.push_back(std::move(s));
   }
-} catch (const std::system_error& e) {
-  throw CacheError(e.what());
+}
+
+CacheReader::~CacheReader() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 bool CacheReader::Has(std::string_view name) const {
@@ -191,35 +215,37 @@ const CacheSection& CacheReader::Section(std::string_view name) const {
   for (const auto& s : sections_) {
     if (s.name == name) return s;
   }
-  throw CacheError(file_.path() + ": no section " + std::string(name));
+  throw CacheError(path_ + ": no section " + std::string(name));
 }
 
-void CacheReader::ReadSection(std::string_view name, uint64_t expected_bytes, unsigned threads,
-                              const std::function<void(uint64_t, std::span<const uint8_t>)>& decode) const {
+void CacheReader::ReadSection(std::string_view name, std::span<uint8_t> dest, unsigned threads,
+                              const Check& check) const {
   const CacheSection& s = Section(name);
-  if (s.bytes != expected_bytes) {
-    throw CacheError(file_.path() + ": section " + s.name + " holds " + std::to_string(s.bytes) + " bytes, expected " +
-                     std::to_string(expected_bytes));
+  if (s.bytes != dest.size()) {
+    throw CacheError(path_ + ": section " + s.name + " holds " + std::to_string(s.bytes) + " bytes, expected " +
+                     std::to_string(dest.size()));
   }
-  const uint8_t* base = file_.bytes().data() + s.offset;
   std::vector<uint64_t> chunk_digests(ChunkCount(s.bytes));
   ParallelForChunks(chunk_digests.size(), threads, [&](size_t begin, size_t end, size_t) {
     for (size_t c = begin; c < end; ++c) {
       const uint64_t off = c * kCacheChunkBytes, n = std::min(s.bytes - off, kCacheChunkBytes);
-      std::span<const uint8_t> chunk(base + off, size_t(n));
+      std::span<uint8_t> chunk = dest.subspan(size_t(off), size_t(n));
+      ReadAll(fd_, chunk.data(), chunk.size(), s.offset + off, path_);
       chunk_digests[c] = XXH3_64bits(chunk.data(), chunk.size());
-      decode(off, chunk);
+      if (check) check(off, chunk);
     }
   });
   if (CombineChunkDigests(chunk_digests, s.bytes) != s.digest) {
-    throw CacheError(file_.path() + ": section " + s.name + " digest mismatch (damaged)");
+    throw CacheError(path_ + ": section " + s.name + " digest mismatch (damaged)");
   }
 }
 
-std::span<const uint8_t> CacheReader::SectionBytes(std::string_view name) const {
+std::vector<uint8_t> CacheReader::SectionBytes(std::string_view name) const {
   const CacheSection& s = Section(name);
-  ReadSection(name, s.bytes, 1, [](uint64_t, std::span<const uint8_t>) {});
-  return file_.bytes().subspan(size_t(s.offset), size_t(s.bytes));
+  if (s.bytes > (64u << 20)) throw CacheError(path_ + ": section " + s.name + " too large to read whole");
+  std::vector<uint8_t> out(size_t(s.bytes));
+  ReadSection(name, out, 1);
+  return out;
 }
 
 }  // namespace cuzk::util

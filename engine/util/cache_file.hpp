@@ -18,14 +18,17 @@
 // A section's digest is XXH3-64 over the XXH3-64 digests of its 48 MiB
 // chunks (taken in order), so writers and readers hash each chunk on its own
 // thread: verifying costs one pass over bytes the reader copies anyway
-// (XXH3 runs at ~20 GB/s per core, faster than the copy).
+// (XXH3 runs at ~20 GB/s per core, faster than the copy). Readers pread
+// each chunk straight into the caller's memory (one copy from the page
+// cache, no page faults on a mapping: a mapped 34.5 GB file read on 16
+// threads spends its time in the fault handler).
 //
 //   CacheWriter w(path, "groth16-key", source);
 //   w.AddSection("h", n * 96, [&](uint64_t offset, std::span<uint8_t> out) { ... });
 //   w.Commit();                       // fsync, then rename over `path`
 //
 //   CacheReader r(path, "groth16-key", source);   // CacheError when stale or damaged
-//   r.ReadSection("h", n * 96, threads, [&](uint64_t offset, std::span<const uint8_t> in) { ... });
+//   r.ReadSection("h", std::as_writable_bytes(std::span(points)), threads);
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -34,8 +37,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "engine/util/mapped_file.hpp"
 
 namespace cuzk::util {
 
@@ -96,18 +97,23 @@ class CacheReader {
 
   bool Has(std::string_view name) const;
   const CacheSection& Section(std::string_view name) const;  // CacheError if absent
-  // Calls decode(offset, chunk) for each chunk of the section on up to
-  // `threads` threads (0 = all), hashing each chunk as it goes, then checks
-  // the section's digest (CacheError: the caller must discard what decode
-  // wrote). expected_bytes: the section must hold exactly this many bytes.
-  void ReadSection(std::string_view name, uint64_t expected_bytes, unsigned threads,
-                   const std::function<void(uint64_t offset, std::span<const uint8_t> chunk)>& decode) const;
-  // The whole section as bytes of the mapping, digest checked (small sections).
-  std::span<const uint8_t> SectionBytes(std::string_view name) const;
-  const std::string& path() const { return file_.path(); }
+  // Reads the section into `dest` (which must be exactly its size) on up to
+  // `threads` threads (0 = all), chunk by chunk, hashing each chunk and
+  // calling check(offset, chunk) on it while it is in cache (throw
+  // CacheError to refuse it), then checks the section's digest. On any
+  // CacheError the caller must discard what `dest` holds.
+  using Check = std::function<void(uint64_t offset, std::span<const uint8_t> chunk)>;
+  void ReadSection(std::string_view name, std::span<uint8_t> dest, unsigned threads, const Check& check = {}) const;
+  // A small section's bytes, digest checked.
+  std::vector<uint8_t> SectionBytes(std::string_view name) const;
+  const std::string& path() const { return path_; }
+  ~CacheReader();
+  CacheReader(const CacheReader&) = delete;
+  CacheReader& operator=(const CacheReader&) = delete;
 
  private:
-  MappedFile file_;
+  std::string path_;
+  int fd_ = -1;
   std::vector<CacheSection> sections_;
 };
 

@@ -115,7 +115,7 @@ TEST(KeyImage, EveryDamageIsDetected) {
   const std::vector<uint8_t> good = ReadAll(image);
   std::vector<util::CacheSection> sections;
   {
-    util::CacheReader r(image, "groth16-key/1", source);
+    util::CacheReader r(image, groth16::kKeyImageKind, source);
     for (const char* s : {"meta", "vk", "h", "l", "a", "b_g1", "b_g2"}) sections.push_back(r.Section(s));
   }
   auto rng = test::SeededRng();
