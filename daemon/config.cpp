@@ -174,6 +174,22 @@ Reader IntList(std::vector<int64_t>& out) {
   };
 }
 
+// An octal file mode as a string ("0660", "0600"). Bits for others are
+// refused: every local user could then submit, cancel or evict.
+Reader SocketMode(uint32_t& out) {
+  return [&out](const toml::node& n, const std::string& key) {
+    const char* expected = "an octal mode string such as \"0660\" or \"0600\" (no bits for others)";
+    if (!n.is_string()) Bad(key, n, expected);
+    const std::string& text = n.as_string()->get();
+    uint32_t mode = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mode, 8);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || mode > 0777 || (mode & 0007)) {
+      Bad(key, n, expected);
+    }
+    out = mode;
+  };
+}
+
 using Schema = std::map<std::string, std::map<std::string, Reader>>;
 
 Schema MakeSchema(Config& c) {
@@ -184,7 +200,14 @@ Schema MakeSchema(Config& c) {
         {"shutdown_grace", Duration(c.daemon.shutdown_grace, std::chrono::hours(24))},
         {"job_retention", Duration(c.daemon.job_retention, std::chrono::hours(30 * 24))},
         {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)},
-        {"rpc_threads", Integer(c.daemon.rpc_threads, 2)}}},
+        {"rpc_threads", Integer(c.daemon.rpc_threads, 2)},
+        {"socket_mode", SocketMode(c.daemon.socket_mode)},
+        {"socket_group", String(c.daemon.socket_group)}}},
+      {"tls",
+       {{"cert_file", String(c.tls.cert_file)},
+        {"key_file", String(c.tls.key_file)},
+        {"client_ca_file", String(c.tls.client_ca_file)}}},
+      {"auth", {{"token_file", String(c.auth.token_file)}}},
       {"memory",
        {{"total_budget", SizeOrAuto(c.memory.total_budget)},
         {"safety_margin", Size(c.memory.safety_margin)},
@@ -254,7 +277,7 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
     auto s = schema.find(section);
     if (s == schema.end()) {
       throw ConfigError(std::string(source) + ": unknown config section [" + section + "] (known: daemon, memory, " +
-                        "gpus, scheduler, synthesis, pipeline, srs, logging)");
+                        "gpus, scheduler, synthesis, pipeline, srs, logging, tls, auth)");
     }
     if (!section_node.is_table()) throw ConfigError(std::string(source) + ": " + section + " must be a [table]");
     for (const auto& [key_key, node] : *section_node.as_table()) {

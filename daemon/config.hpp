@@ -44,7 +44,20 @@ struct Config {
     // Threads for the synchronous RPCs (submit, status, cancel, preload);
     // AwaitProof and Prove wait on the callback API and hold none.
     uint32_t rpc_threads = 16;
+    // Unix socket of `listen`: its mode (0660: the owner and the group that
+    // Curio runs in; bits for others are refused) and group ("" = the
+    // daemon's primary group).
+    uint32_t socket_mode = 0660;
+    std::string socket_group;
   } daemon;
+  struct Tls {                   // TLS on a TCP `listen` (a unix socket stays plaintext); all "" = off
+    std::string cert_file;       // PEM certificate chain of this server
+    std::string key_file;        // PEM private key of cert_file
+    std::string client_ca_file;  // PEM CA bundle: set = mutual TLS (client certificates required and verified)
+  } tls;
+  struct Auth {
+    std::string token_file;  // file holding the bearer token every RPC must send; "" = no token
+  } auth;
   struct Memory {
     std::optional<uint64_t> total_budget;  // nullopt = "auto" (MemTotal - safety_margin)
     uint64_t safety_margin = 5ull << 30;

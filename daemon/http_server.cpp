@@ -1,186 +1,172 @@
 #include "daemon/http_server.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
+#include <atomic>
+#include <stdexcept>
+#include <thread>
 
-#include <cerrno>
-#include <cstring>
+#include "daemon/auth_token.hpp"
+#include "daemon/http_connection_pool.hpp"
+#include "daemon/http_deadline_stream.hpp"
 
 namespace cuzk::daemon {
 namespace {
 
-constexpr size_t kMaxRequestBytes = 8192;
-constexpr int kReadTimeoutMs = 2000;
+using httplib::Request;
+using httplib::Response;
+using Outcome = httplib::Server::HandlerResponse;
 
-std::string Response(int code, const char* reason, const std::string& type, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\nContent-Type: " + type +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+constexpr char kTooManyClients[] =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 17\r\n"
+    "Connection: close\r\n\r\ntoo many clients\n";
+
+// SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a
+// second daemon on the same status port would start and take half the
+// scrapes (hostile-client finding 1, for HTTP).
+void ReuseAddressOnly(int sock) {
+  int one = 1;
+  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 }
 
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the client went away
-    done += size_t(n);
-  }
-}
-
-int BindTcp(const ListenAddress& a, uint16_t* bound_port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* res = nullptr;
-  const std::string port = std::to_string(a.port);
-  if (int rc = getaddrinfo(a.host.empty() ? nullptr : a.host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    throw std::runtime_error("status_listen " + a.host + ": " + gai_strerror(rc));
-  }
-  int fd = -1;
-  std::string error = "no address";
-  for (addrinfo* p = res; p; p = p->ai_next) {
-    fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, p->ai_protocol);
-    if (fd < 0) continue;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, p->ai_addr, p->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
-    error = std::strerror(errno);
-    close(fd);
-    fd = -1;
-  }
-  freeaddrinfo(res);
-  if (fd < 0) throw std::runtime_error("status_listen " + a.GrpcTarget() + ": " + error);
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
-  *bound_port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
-                                               : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-  return fd;
-}
-
-int BindUnix(const std::string& path) {
-  PrepareUnixSocketPath(path);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 64) != 0) {
-    const std::string error = std::strerror(errno);
-    if (fd >= 0) close(fd);
-    throw std::runtime_error("status_listen unix:" + path + ": " + error);
-  }
-  chmod(path.c_str(), 0660);
-  return fd;
+void Text(Response& res, int status, const std::string& body) {
+  res.status = status;
+  res.set_content(body, "text/plain");
 }
 
 }  // namespace
 
-HttpServer::HttpServer(const ListenAddress& address, std::vector<Route> routes) : routes_(std::move(routes)) {
-  if (address.is_unix) {
-    listen_fd_ = BindUnix(address.path);
-    unix_path_ = address.path;
-  } else {
-    listen_fd_ = BindTcp(address, &port_);
-  }
-  if (pipe2(wake_pipe_, O_CLOEXEC) != 0) {
-    close(listen_fd_);
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  }
-  thread_ = std::thread([this] { Loop(); });
-}
-
-HttpServer::~HttpServer() {
-  Stop();
-  close(listen_fd_);
-  close(wake_pipe_[0]);
-  close(wake_pipe_[1]);
-  if (!unix_path_.empty()) unlink(unix_path_.c_str());
-}
-
-void HttpServer::Stop() {
-  if (stop_.exchange(true)) return;
-  const char byte = 1;
-  (void)!write(wake_pipe_[1], &byte, 1);
-  if (thread_.joinable()) thread_.join();
-}
-
-void HttpServer::Loop() {
-  while (!stop_.load()) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      spdlog::error("status endpoint: poll: {}", std::strerror(errno));
-      return;
+class HttpServer::Server final : public httplib::Server {
+ public:
+  Server(std::vector<Route> routes, std::optional<std::string> token)
+      : routes_(std::move(routes)), token_(std::move(token)) {
+    new_task_queue = [] { return new ConnectionPool(kThreads, kMaxConnections); };
+    set_socket_options([this](int sock) {
+      ReuseAddressOnly(sock);
+      listen_fd_ = sock;
+    });
+    // Also applied by httplib to each accepted socket (SO_RCVTIMEO/SNDTIMEO):
+    // a second bound beside the stream's deadline.
+    set_read_timeout(kRequestDeadline);
+    set_write_timeout(kRequestDeadline);
+    set_pre_routing_handler([this](const Request& req, Response& res) { return Guard(req, res); });
+    set_error_handler(HandlerWithResponse([this](const Request& req, Response& res) { return NotFound(req, res); }));
+    set_exception_handler([](const Request& req, Response& res, std::exception_ptr ep) { Failed(req, res, ep); });
+    Get(kLivenessPath, [](const Request&, Response& res) { Text(res, 200, "ok\n"); });
+    for (const Route& r : routes_) {
+      Get(r.path, [&r](const Request&, Response& res) { res.set_content(r.body(), r.content_type.c_str()); });
     }
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
-    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
+  }
+
+  // Binds (port 0: any free one) and starts the accepting thread.
+  uint16_t Start(const std::string& host, uint16_t port) {
+    const int bound = port == 0 ? bind_to_any_port(host) : (bind_to_port(host, port) ? port : -1);
+    if (bound <= 0) {
+      throw std::runtime_error("status_listen " + host + ":" + std::to_string(port) +
+                               ": cannot bind it (in use, or not an address of this host)");
+    }
+    // httplib listens with a backlog of 5: a burst of scrapers beyond it has
+    // its SYNs dropped and retried after 1 s. Linux lets listen() be called
+    // again to raise the backlog of the bound socket.
+    if (listen_fd_ >= 0) ::listen(listen_fd_, int(kMaxConnections));
+    thread_ = std::thread([this] {
+      listen_after_bind();
+      listen_returned_ = true;
+    });
+    // stop() is a no-op until the loop runs: wait for it, or Stop() could hang.
+    while (!is_running() && !listen_returned_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return uint16_t(bound);
+  }
+
+  void StopAndJoin() {
+    stop();  // closes the listening socket; the pool serves what it holds (each within the deadline)
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  // httplib calls this (a private virtual of its Server) for each accepted
+  // connection, on a ConnectionPool thread: the same as its own, with the
+  // deadline stream in place of its SocketStream and one request per
+  // connection.
+  bool process_and_close_socket(int sock) override {
+    if (ConnectionPool::Rejecting()) {
+      (void)!send(sock, kTooManyClients, sizeof kTooManyClients - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } else {
+      DeadlineStream stream(sock, std::chrono::steady_clock::now() + kRequestDeadline, kMaxRequestBytes);
+      bool closed = false;
+      process_request(stream, /*close_connection=*/true, closed, nullptr);
+    }
+    shutdown(sock, SHUT_RDWR);
+    close(sock);
+    return true;
+  }
+
+  bool IsRoute(const std::string& path) const {
+    if (path == kLivenessPath) return true;
+    for (const Route& r : routes_) {
+      if (r.path == path) return true;
+    }
+    return false;
+  }
+
+  // Before routing: the token (everything but liveness, unknown paths too:
+  // the route list is not shown to a client without it), then the method.
+  Outcome Guard(const Request& req, Response& res) const {
+    if (token_ && req.path != kLivenessPath && !BearerMatches(req.get_header_value("Authorization"), *token_)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      Text(res, 401, "missing or wrong token: send \"Authorization: Bearer <token>\"\n");
+      return Outcome::Handled;
+    }
+    if (IsRoute(req.path) && req.method != "GET" && req.method != "HEAD") {
+      Text(res, 405, "only GET\n");
+      return Outcome::Handled;
+    }
+    return Outcome::Unhandled;
+  }
+
+  Outcome NotFound(const Request&, Response& res) const {
+    if (res.status != 404 || !res.body.empty()) return Outcome::Unhandled;
+    std::string paths;
+    for (const Route& r : routes_) paths += r.path + "\n";
+    Text(res, 404, "not found; try:\n" + paths + kLivenessPath + "\n");
+    return Outcome::Handled;
+  }
+
+  // A route's body threw: 500 with a fixed text (httplib's default would put
+  // the exception's text in a response header).
+  static void Failed(const Request& req, Response& res, std::exception_ptr ep) {
     try {
-      Serve(fd);
+      std::rethrow_exception(ep);
     } catch (const std::exception& e) {
-      spdlog::warn("status endpoint: {}", e.what());
+      spdlog::warn("status endpoint {}: {}", req.path, e.what());
+    } catch (...) {
+      spdlog::warn("status endpoint {}: unknown exception", req.path);
     }
-    close(fd);
+    Text(res, 500, "internal error (see the daemon's log)\n");
   }
+
+  const std::vector<Route> routes_;
+  const std::optional<std::string> token_;
+  int listen_fd_ = -1;  // httplib's listening socket, seen by the socket-options callback
+  std::atomic<bool> listen_returned_{false};
+  std::thread thread_;
+};
+
+HttpServer::HttpServer(const ListenAddress& address, std::vector<Route> routes, std::optional<std::string> token)
+    : server_(std::make_unique<Server>(std::move(routes), std::move(token))) {
+  if (address.is_unix) {
+    throw std::invalid_argument("status_listen unix:" + address.path +
+                                ": the HTTP endpoint listens on TCP only (HOST:PORT, e.g. 127.0.0.1:9821)");
+  }
+  host_ = address.host.empty() ? "127.0.0.1" : address.host;
+  port_ = server_->Start(host_, address.port);
 }
 
-void HttpServer::Serve(int fd) {
-  std::string req;
-  char buf[2048];
-  while (req.find("\r\n\r\n") == std::string::npos) {
-    if (req.size() > kMaxRequestBytes) {
-      WriteAll(fd, Response(431, "Request Header Fields Too Large", "text/plain", "request too large\n"));
-      return;
-    }
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, kReadTimeoutMs) <= 0) return;  // slow or silent client: dropped
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (req.empty()) return;
-      break;  // the client closed its side: answer what we have
-    }
-    req.append(buf, size_t(n));
-  }
-  // Request line: METHOD SP TARGET SP HTTP/1.x
-  const size_t eol = req.find("\r\n");
-  const std::string line = req.substr(0, eol == std::string::npos ? req.size() : eol);
-  const size_t sp1 = line.find(' ');
-  const size_t sp2 = sp1 == std::string::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp1 == std::string::npos || sp2 == std::string::npos || line.find(' ', sp2 + 1) != std::string::npos ||
-      !line.substr(sp2 + 1).starts_with("HTTP/1.")) {
-    WriteAll(fd, Response(400, "Bad Request", "text/plain", "malformed request line\n"));
-    return;
-  }
-  const std::string method = line.substr(0, sp1);
-  std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  if (size_t q = target.find('?'); q != std::string::npos) target.resize(q);
-  for (const Route& r : routes_) {
-    if (r.path != target) continue;
-    if (method != "GET" && method != "HEAD") {
-      WriteAll(fd, Response(405, "Method Not Allowed", "text/plain", "only GET\n"));
-      return;
-    }
-    std::string body = r.body();
-    std::string resp = Response(200, "OK", r.content_type, body);
-    if (method == "HEAD") resp.resize(resp.size() - body.size());
-    WriteAll(fd, resp);
-    return;
-  }
-  std::string paths;
-  for (const Route& r : routes_) paths += r.path + "\n";
-  WriteAll(fd, Response(404, "Not Found", "text/plain", "not found; try:\n" + paths));
-}
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Stop() { server_->StopAndJoin(); }
 
 }  // namespace cuzk::daemon

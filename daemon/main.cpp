@@ -6,7 +6,7 @@
 // Exit codes: 0 after SIGTERM/SIGINT (graceful), 2 for a bad config or
 // command line, 1 when it cannot start (address in use, ...). When every
 // listener is up it prints one line to stdout,
-//   READY grpc=<target> status=<host:port or unix path or "off">
+//   READY grpc=<target> status=<host:port or "off">
 // so that scripts and tests can wait for it (with listen "HOST:0" the
 // kernel's port is in the line).
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -24,12 +24,15 @@
 #include <optional>
 #include <thread>
 
+#include "daemon/auth_token.hpp"
 #include "daemon/config.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/listen_address.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/proving_service.hpp"
+#include "daemon/socket_permissions.hpp"
 #include "daemon/status_json.hpp"
+#include "daemon/tls_credentials.hpp"
 #include "prover/prover.hpp"
 
 namespace cuzk::daemon {
@@ -52,6 +55,8 @@ Config LoadAndOverride(const Args& a) {
   Config c = a.config_path.empty() ? Config{} : LoadConfigFile(a.config_path);
   if (!a.listen.empty()) c.daemon.listen = a.listen;
   if (!a.status_listen.empty()) c.daemon.status_listen = a.status_listen == "off" ? "" : a.status_listen;
+  // The HTTP endpoint is loopback unless an address says otherwise: ":9821" is 127.0.0.1:9821.
+  if (c.daemon.status_listen.starts_with(":")) c.daemon.status_listen = "127.0.0.1" + c.daemon.status_listen;
   if (!a.param_cache.empty()) c.srs.param_cache = a.param_cache;
   if (!a.log_level.empty()) c.logging.level = a.log_level;
   if (!a.log_format.empty()) c.logging.format = a.log_format;
@@ -65,15 +70,40 @@ Config LoadAndOverride(const Args& a) {
   }
   try {
     ParseListenAddress(c.daemon.listen, "daemon.listen");
-    if (!c.daemon.status_listen.empty()) ParseListenAddress(c.daemon.status_listen, "daemon.status_listen");
+    if (!c.daemon.status_listen.empty() && ParseListenAddress(c.daemon.status_listen, "daemon.status_listen").is_unix) {
+      throw std::invalid_argument("daemon.status_listen = \"" + c.daemon.status_listen +
+                                  "\": the HTTP endpoint listens on TCP only (HOST:PORT, e.g. 127.0.0.1:9821)");
+    }
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("config key ") + e.what());
   }
   return c;
 }
 
+// What guards the listeners, from [tls], [auth] and the socket keys; read
+// before anything heavy starts, so a bad file stops the daemon at once
+// (exit 1, naming the file). The token is never logged.
+struct Transport {
+  std::optional<std::string> token;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  SocketPermissions socket;
+};
+
+Transport LoadTransport(const Config& config, const ListenAddress& listen) {
+  Transport t;
+  if (!config.auth.token_file.empty()) t.token = LoadTokenFile(config.auth.token_file);
+  t.credentials = ServerCredentialsFor(listen, config.tls, t.token);
+  t.socket = ResolveSocketPermissions(mode_t(config.daemon.socket_mode), config.daemon.socket_group);
+  const bool tls = !listen.is_unix && TlsConfigured(config.tls);
+  spdlog::info("transport: {}, {}", tls ? (config.tls.client_ca_file.empty() ? "TLS" : "mutual TLS") : "plaintext",
+               t.token ? "bearer token from " + config.auth.token_file + " required" : std::string("no token"));
+  return t;
+}
+
 int Run(const Config& config) {
   SetupLogging(config.logging.level, config.logging.format);
+  const ListenAddress listen = ParseListenAddress(config.daemon.listen, "daemon.listen");
+  const Transport transport = LoadTransport(config, listen);
   spdlog::info("cuzk-daemon starting: listen {}, param_cache {}, {} synthesis thread(s) x {} thread(s), {}",
                config.daemon.listen, config.srs.param_cache, config.pipeline.synthesis_concurrency,
                config.synthesis.threads, AllocatorVersion());
@@ -88,15 +118,13 @@ int Run(const Config& config) {
     }
   }
 
-  const ListenAddress listen = ParseListenAddress(config.daemon.listen, "daemon.listen");
   if (listen.is_unix) PrepareUnixSocketPath(listen.path);
   ProvingService service(&core);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(listen.GrpcTarget(), grpc::InsecureServerCredentials(),
-                           listen.is_unix ? nullptr : &bound_port);
+  builder.AddListeningPort(listen.GrpcTarget(), transport.credentials, listen.is_unix ? nullptr : &bound_port);
   const int limit = int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
@@ -109,19 +137,21 @@ int Run(const Config& config) {
   quota.SetMaxThreads(int(config.daemon.rpc_threads));
   builder.SetResourceQuota(quota);
   builder.RegisterService(&service);
-  // The socket is created with mode 0660 (umask 0117 while binding), not
-  // chmod-ed after a window in which anyone could connect.
-  mode_t old_umask = 0;
-  if (listen.is_unix) old_umask = umask(0117);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (listen.is_unix) umask(old_umask);
+  // The socket is born with no more access than its final mode and group
+  // allow (daemon/socket_permissions.hpp), not chmod-ed after a window.
+  std::unique_ptr<grpc::Server> server;
+  {
+    std::optional<ScopedSocketUmask> umask_guard;
+    if (listen.is_unix) umask_guard.emplace(transport.socket);
+    server = builder.BuildAndStart();
+  }
   if (!server) {
     spdlog::error("cannot listen on {} (in use by another process, or not a bindable address)", config.daemon.listen);
     return 1;
   }
   std::string grpc_target = listen.GrpcTarget();
   if (listen.is_unix) {
-    chmod(listen.path.c_str(), 0660);  // owner and group (Curio's user) only, whatever the umask did
+    ApplySocketPermissions(listen.path, transport.socket);
   } else {
     grpc_target = (listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host) + ":" +
                   std::to_string(bound_port);
@@ -134,10 +164,12 @@ int Run(const Config& config) {
   if (!config.daemon.status_listen.empty()) {
     const ListenAddress a = ParseListenAddress(config.daemon.status_listen, "daemon.status_listen");
     http = std::make_unique<HttpServer>(
-        a, std::vector<HttpServer::Route>{
-               {"/status", "application/json", [&core, &config] { return StatusJson(core, config.synthesis.threads); }},
-               {"/metrics", "text/plain; version=0.0.4; charset=utf-8", [&core] { return core.MetricsText(); }}});
-    status_where = a.is_unix ? a.path : (a.host.empty() ? "0.0.0.0" : a.host) + ":" + std::to_string(http->port());
+        a,
+        std::vector<HttpServer::Route>{
+            {"/status", "application/json", [&core, &config] { return StatusJson(core, config.synthesis.threads); }},
+            {"/metrics", "text/plain; version=0.0.4; charset=utf-8", [&core] { return core.MetricsText(); }}},
+        transport.token);
+    status_where = http->host() + ":" + std::to_string(http->port());
   }
   spdlog::info("serving {} on {} (message limit {} bytes), status endpoint {}", kServiceName, grpc_target, limit,
                status_where);
@@ -197,7 +229,7 @@ int main(int argc, char** argv) {
   CLI::App app("cuzk-daemon: Groth16 proving daemon (cuzk.v1.ProvingEngine over gRPC)");
   app.add_option("--config", args.config_path, "TOML config file (daemon/cuzk.example.toml documents every key)");
   app.add_option("--listen", args.listen, "override daemon.listen: unix://PATH or HOST:PORT");
-  app.add_option("--status-listen", args.status_listen, "override daemon.status_listen (HOST:PORT, unix://PATH, off)");
+  app.add_option("--status-listen", args.status_listen, "override daemon.status_listen (HOST:PORT, off)");
   app.add_option("--param-cache", args.param_cache, "override srs.param_cache");
   app.add_option("--log-level", args.log_level, "override logging.level");
   app.add_option("--log-format", args.log_format, "override logging.format (text, json)");

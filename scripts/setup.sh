@@ -14,6 +14,7 @@ DEB_PACKAGES=(
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgmp-dev
   libxxhash-dev
   python3 python3-grpcio python3-protobuf
+  libcpp-httplib-dev libssl-dev openssl
 )
 # Node.js runs the npm test oracles; take Debian's only where no node/npm is present
 # (a machine with a newer Node.js from elsewhere keeps it: Debian's npm conflicts with it).

@@ -115,6 +115,9 @@ DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults, 
   }
   const size_t at = line.find("status=127.0.0.1:");
   if (at != std::string::npos) status_port_ = std::atoi(line.c_str() + at + 17);
+  if (const size_t g = line.find("grpc="); g != std::string::npos) {
+    grpc_target_ = line.substr(g + 5, line.find_first_of(" \n", g) - g - 5);
+  }
 }
 
 DaemonProcess::~DaemonProcess() {

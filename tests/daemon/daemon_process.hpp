@@ -37,6 +37,9 @@ class DaemonProcess {
   std::unique_ptr<cuzk::v1::ProvingEngine::Stub> Stub() const;
   const std::string& socket_path() const { return socket_; }
   int status_port() const { return status_port_; }
+  // The gRPC address of the READY line ("unix:PATH", or "127.0.0.1:PORT"
+  // with the kernel's port for a TCP listen on port 0).
+  const std::string& grpc_target() const { return grpc_target_; }
   // Sends sig and waits up to `timeout` for the exit; returns the exit code
   // (128 + signal if killed by one), -1 on timeout.
   int Signal(int sig, std::chrono::seconds timeout = std::chrono::seconds(60));
@@ -49,6 +52,7 @@ class DaemonProcess {
   std::string dir_, socket_, log_path_;
   pid_t pid_ = -1;
   int status_port_ = 0;
+  std::string grpc_target_;
 };
 
 // Runs the daemon binary with a config file of this text and no READY
