@@ -154,6 +154,7 @@ if ((refresh)) || [[ ! -f $stamp || $(head -1 "$stamp") != "$want_stamp" ]]; the
   # Nothing the image needs: downloaded .debs and package lists.
   rm -rf "$base.tmp"/var/cache/apt/archives/*.deb "$base.tmp"/var/lib/apt/lists/*
   mv "$base.tmp" "$base"
+  # shellcheck disable=SC2016  # ${Package} is dpkg-query's field, not ours
   { echo "$want_stamp"; echo "created=$(date -u +%FT%TZ) seconds=$(since "$t")"
     echo "packages=$(chroot "$base" dpkg-query -W -f='${Package}\n' | wc -l)"; } >"$stamp"
   note "base ready in $(since "$t") s ($(sed -n 's/^packages=//p' "$stamp") packages)"
@@ -191,7 +192,7 @@ note "rootfs ready in $(since "$t") s: $(du -sh "$rootfs" | cut -f1)"
 # ---- the image (buildah: from scratch, the rootfs copied in, the config) ---------
 t=$(now)
 ctr=$(buildah "${bopts[@]}" from scratch)
-cleanup() { [[ -n ${ctr:-} ]] && buildah "${bopts[@]}" rm "$ctr" >/dev/null 2>&1 || true; }
+cleanup() { if [[ -n ${ctr:-} ]]; then buildah "${bopts[@]}" rm "$ctr" >/dev/null 2>&1 || true; fi; }
 trap cleanup EXIT
 mnt=$(buildah "${bopts[@]}" mount "$ctr")
 # tar keeps owners, modes, links and device nodes as they are in the rootfs.
