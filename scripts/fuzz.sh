@@ -8,6 +8,7 @@
 #   CUZK_FUZZ_BUILD_DIR  build dir (default build-fuzz): clang, -DCUZK_FUZZ=ON (ASan+UBSan), no CUDA
 #   CUZK_FUZZ_NICE       niceness of the build and the run (default 15: a shared machine stays usable)
 #   CUZK_FUZZ_ARGS       extra libFuzzer flags (e.g. "-jobs=4 -workers=4")
+#   CUZK_FUZZ_NO_BUILD=1 run the programs already built (the tree may be mid-edit)
 # New inputs accumulate in BUILD/fuzz-work/TARGET (later runs start from them);
 # crashes are written to BUILD/fuzz-artifacts/TARGET/ with the command that replays them.
 set -euo pipefail
@@ -27,7 +28,8 @@ usage() {
 configure() {
   if [[ ! -f $build/build.ninja ]]; then
     CC=clang CXX=clang++ nice -n "$nice_level" cmake -S . -B "$build" -G Ninja -DCUZK_FUZZ=ON -DCUZK_CUDA=OFF \
-      -DCUZK_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      -DCUZK_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" \
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1" >/dev/null
   fi
 }
 
@@ -35,7 +37,9 @@ run_one() {
   local t=$1 seconds=$2
   local work=$build/fuzz-work/$t artifacts=$build/fuzz-artifacts/$t log=$build/fuzz-logs/$t.log
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
-  nice -n "$nice_level" ninja -C "$build" "$t" >/dev/null
+  if [[ ${CUZK_FUZZ_NO_BUILD:-0} != 1 || ! -x $build/bin/$t ]]; then
+    nice -n "$nice_level" ninja -C "$build" "$t" >/dev/null
+  fi
   local before
   before=$(find "$artifacts" -type f | wc -l)
   echo "fuzz: $t for ${seconds}s (log: $log)"

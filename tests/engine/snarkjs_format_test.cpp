@@ -175,6 +175,17 @@ TEST(SnarkjsR1cs, SerializeReproducesCircomBytes) {
   }
 }
 
+// Found by tests/fuzz/fuzz_r1cs (corpus/fuzz_r1cs/regress-oom-nwires-without-map):
+// a small file whose header claimed 2^32 - 1 wires and had no wire-to-label
+// map allocated 2.3 GB of densities before anything refused it.
+TEST(SnarkjsR1cs, WiresMustBeBackedByTheLabelMap) {
+  R1csFile r = ParseR1cs(MultiPublic().Bytes("circuit.r1cs"), "circuit.r1cs");
+  r.wire_to_label.clear();  // SerializeR1cs then writes no section 3
+  ExpectFormatError([&] { ParseR1cs(SerializeR1cs(r), "c.r1cs"); }, "c.r1cs: no wire-to-label map (section 3)");
+  r.n_wires = UINT32_MAX;
+  ExpectFormatError([&] { ParseR1cs(SerializeR1cs(r), "c.r1cs"); }, "nWires (4294967295) is not backed by the file");
+}
+
 TEST(SnarkjsWtns, MatchesSnarkjsExportAndRoundTrips) {
   for (const Artifacts* a : {&MultiPublic(), &LargeLc()}) {
     auto bytes = a->Bytes("witness.wtns");

@@ -109,7 +109,17 @@ R1csFile ParseR1cs(std::span<const uint8_t> bytes, const std::string& name) {
   }
   c.ExpectEnd();
 
-  if (bin.Has(kWireToLabelSection)) {
+  // nWires is a number in the header; the wire-to-label map (8 bytes a wire,
+  // which circom always writes) is what ties it to the file's size. Without
+  // it a 150-byte file could claim 2^32 wires and cost gigabytes (the
+  // densities, 2 bits a wire) before any other check could refuse it
+  // (found by tests/fuzz/fuzz_r1cs).
+  if (!bin.Has(kWireToLabelSection)) {
+    throw FormatError(name + ": no wire-to-label map (section 3), which circom always writes; the header's nWires (" +
+                      std::to_string(f.n_wires) + ") is not backed by the file");
+  }
+
+  {
     ByteReader m = bin.Reader(kWireToLabelSection, "wire to label map");
     if (m.remaining() != uint64_t(f.n_wires) * 8) {
       throw FormatError(m.context() + ": " + std::to_string(m.remaining()) +

@@ -7,7 +7,8 @@
 //                  nPrvIn:u32  nLabels:u64  nConstraints:u32
 //   2 constraints: per constraint, A, B and C as a linear combination:
 //                  nTerms:u32, then nTerms x (wire:u32, coefficient[n8] canonical LE)
-//   3 wire->label: nWires x label:u64   (optional for proving; kept for messages)
+//   3 wire->label: nWires x label:u64   (required: its size is what bounds nWires
+//                  by the file's; circom always writes it. Kept for messages)
 //   4, 5 custom gates (PLONK only): rejected.
 //
 // Wire numbering is already ours: wire 0 is ONE, then the public outputs,
@@ -38,7 +39,7 @@ struct R1csFile {
   uint32_t n_pub_inputs = 0;
   uint32_t n_prv_inputs = 0;
   uint64_t n_labels = 0;
-  std::vector<uint64_t> wire_to_label;  // n_wires entries, or empty when section 3 is absent
+  std::vector<uint64_t> wire_to_label;  // n_wires entries (section 3)
 
   // snarkjs's nPublic: the public signals after ONE.
   uint32_t n_public() const { return n_pub_outputs + n_pub_inputs; }
@@ -49,7 +50,8 @@ R1csFile ParseR1cs(std::span<const uint8_t> bytes, const std::string& name);
 R1csFile ReadR1cs(const std::string& path);
 
 // The file circom would write for this circuit (sections 1, 2 and, when
-// wire_to_label is set, 3). Used by tests and to hand our circuits to snarkjs.
+// wire_to_label is set, 3: ParseR1cs refuses a file without it). Used by tests
+// and to hand our circuits to snarkjs.
 std::vector<uint8_t> SerializeR1cs(const R1csFile& r1cs);
 
 }  // namespace cuzk::snarkjs
