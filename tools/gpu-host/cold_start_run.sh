@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# One device-tool call on a bare GPU host: issue 17's cold start. Makes a
+# 32 GiB (default) SnapDeals parameter set with the GPU setup, then starts the
+# daemon twice on it with the image cache in CACHE_DIR:
+#   run 1  no images yet: the set is compiled and decoded (the old path); its
+#          images are written in the background after the load;
+#   run 2  a fresh daemon process on the same files: the set loads from its
+#          images.
+# Each run times daemon start -> READY -> the first proof returned (cuzk-bench
+# single, which checks the proof), and records the daemon's SRS_LOAD /
+# SRS_CACHE / GPU_TIMING lines and its resident memory when idle after the
+# proof. A summary table is printed last; every log is under $OUT.
+#
+#   OUT=... tools/gpu-host/cold_start_run.sh TARBALL
+#
+# Environment: CUZK_SIZE (default 32GiB), CUZK_CACHE_DIR (default
+# /dev/shm/cuzk-cache: the host's disk holds the .params but not also its
+# ~37 GB key image; tmpfs behaves as files in the page cache), CUZK_BUDGET
+# (daemon memory.total_budget, default 80GiB), CUZK_SYNTH (default 3),
+# CUZK_SETUP_S (default 320).
+set -uo pipefail
+tarball=${1:?tarball}
+: "${OUT:?set OUT}"
+size=${CUZK_SIZE:-32GiB}
+cache=${CUZK_CACHE_DIR:-/dev/shm/cuzk-cache}
+t_start=$(date +%s)
+rows=()
+row() { rows+=("$(printf '%-40s %-6s %9s  %s' "$1" "$2" "$3" "${4:-}")"); }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+timed() {  # timed NAME LIMIT_S LOG CMD...
+  local name=$1 limit=$2 log=$3 t0 rc
+  shift 3
+  t0=$(date +%s.%N)
+  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
+  rc=$?
+  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "$(since "$t0")s" "$(basename "$log")"
+  return $rc
+}
+
+mkdir -p /tmp/b && tar -xzf "$tarball" -C /tmp/b || exit 2
+bundle=$(echo /tmp/b/cuzk-*/)
+{ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; free -g; df -h /tmp /dev/shm; } \
+  >"$OUT/host.txt" 2>&1
+w=/tmp/s-$size
+mkdir -p "$w"
+timed "$size gen-vanilla" 200 "$OUT/gen.log" \
+  "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size "$size" --seed 1 --out "$w/sector" || exit 1
+timed "$size setup --gpu" "${CUZK_SETUP_S:-320}" "$OUT/setup.log" \
+  "$bundle/bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$w/params" --gpu || exit 1
+ls -l "$w/params" >>"$OUT/setup.log"
+rm -rf "$cache"
+
+run_daemon() {  # run_daemon TAG: start, first proof, idle RSS, stop
+  local tag=$1 t0 dpid ready grpc
+  cat >"$w/cuzk-$tag.toml" <<EOF
+[daemon]
+listen = "127.0.0.1:0"
+status_listen = "127.0.0.1:0"
+shutdown_grace = "30s"
+[memory]
+total_budget = "${CUZK_BUDGET:-80GiB}"
+pinned_limit = "16GiB"
+[pipeline]
+synthesis_concurrency = ${CUZK_SYNTH:-3}
+witness_only = true
+[srs]
+param_cache = "$w/params"
+cache_dir = "$cache"
+[logging]
+level = "info"
+EOF
+  : >"$w/daemon-$tag.out"
+  t0=$(date +%s.%N)
+  "$bundle/bin/cuzk-daemon" --config "$w/cuzk-$tag.toml" >"$w/daemon-$tag.out" 2>"$OUT/daemon-$tag.log" &
+  dpid=$!
+  for _ in $(seq 600); do
+    grep -q '^READY ' "$w/daemon-$tag.out" 2>/dev/null && break
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  ready=$(grep '^READY ' "$w/daemon-$tag.out")
+  row "$tag: daemon READY" "$([[ -n $ready ]] && echo ok || echo fail)" "$(since "$t0")s"
+  [[ -n $ready ]] || return 1
+  grpc=$(sed -n 's/.* grpc=\([^ ]*\).*/\1/p' <<<"$ready")
+  timed "$tag: first proof (single, verified)" 400 "$OUT/single-$tag.log" \
+    "$bundle/bin/cuzk-bench" single --addr "$grpc" --dir "$w/sector" --out "$w/proof-$tag.bin"
+  row "$tag: daemon start -> first proof" "-" "$(since "$t0")s"
+  grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag.txt"
+  row "$tag: idle memory after the proof" "-" "-" "$(cat "$OUT/rss-$tag.txt")"
+  if [[ $tag == run1 ]]; then  # the images are written after the load: wait for both
+    local t1
+    t1=$(date +%s.%N)
+    for _ in $(seq 1800); do
+      (($(grep -c 'SRS_CACHE,.*=written\|SRS_CACHE off' "$OUT/daemon-$tag.log") >= 2)) && break
+      grep -q 'SRS_CACHE off' "$OUT/daemon-$tag.log" && break
+      kill -0 "$dpid" 2>/dev/null || break
+      sleep 0.1
+    done
+    row "run1: images written (after the proof)" "-" "$(since "$t1")s" "$(du -sh "$cache" 2>/dev/null | cut -f1)"
+  fi
+  kill -TERM "$dpid"
+  wait "$dpid"
+  row "$tag: SIGTERM -> exit" "rc=$?" "-"
+  grep -E 'SRS_LOAD|SRS_CACHE' "$OUT/daemon-$tag.log" | sed "s/^/$tag: /" >>"$OUT/summary-lines.txt"
+  grep -E 'GPU_TIMING' "$OUT/daemon-$tag.log" | head -4 | sed "s/^/$tag: /" >>"$OUT/summary-lines.txt"
+}
+
+run_daemon run1
+left=$((590 - ($(date +%s) - t_start)))
+if ((left > 90)); then run_daemon run2; else row "run2" skip "-" "only ${left}s left"; fi
+ls -l "$cache" >>"$OUT/host.txt" 2>&1
+(cd "$OUT" && tar czf /tmp/all-logs.tgz --exclude=all-logs.tgz . && mv /tmp/all-logs.tgz "$OUT/")
+echo
+cut -c1-300 "$OUT/summary-lines.txt" 2>/dev/null
+echo
+printf '%-40s %-6s %9s  %s\n' step result time note
+printf '%s\n' "${rows[@]}"
