@@ -202,7 +202,8 @@ Schema MakeSchema(Config& c) {
         {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)},
         {"rpc_threads", Integer(c.daemon.rpc_threads, 2)},
         {"socket_mode", SocketMode(c.daemon.socket_mode)},
-        {"socket_group", String(c.daemon.socket_group)}}},
+        {"socket_group", String(c.daemon.socket_group)},
+        {"state_dir", String(c.daemon.state_dir)}}},
       {"tls",
        {{"cert_file", String(c.tls.cert_file)},
         {"key_file", String(c.tls.key_file)},
@@ -297,6 +298,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   o.srs_image_cache = c.srs.cache_dir == "auto" ? (std::filesystem::path(c.srs.param_cache) / "cuzk-cache").string()
                                                 : c.srs.cache_dir;
   o.job_retention = c.daemon.job_retention;
+  o.state_dir = c.daemon.state_dir;  // the job journal; "" = off
   o.eviction_min_idle = c.memory.eviction_min_idle;
   prover::RunnerOptions& r = o.runner;
   r.synthesis_threads = std::max(1u, c.pipeline.synthesis_concurrency);  // partitions synthesized at once

@@ -49,6 +49,9 @@ struct Config {
     // daemon's primary group).
     uint32_t socket_mode = 0660;
     std::string socket_group;
+    // The job journal (<state_dir>/state.db): accepted jobs survive a crash
+    // and restart; "" = off (nothing outlives the process).
+    std::string state_dir;
   } daemon;
   struct Tls {                   // TLS on a TCP `listen` (a unix socket stays plaintext); all "" = off
     std::string cert_file;       // PEM certificate chain of this server

@@ -13,6 +13,8 @@ struct JobTracker::Record {
   Priority priority = Priority::kNormal;
   JobState state = JobState::kQueued;
   Clock::time_point submitted, ended;
+  int64_t ended_unix_ms = 0;   // the journal's clock for `ended`
+  bool journaled_end = false;  // its end is in the journal (not a shutdown's cancellation): forget it when pruned
   std::vector<PartitionStatus> partitions;
   bool stopping = false;  // cancelled while running; the runner still holds it
   std::vector<uint8_t> proof;
@@ -32,10 +34,15 @@ absl::Time AbslDeadline(JobTracker::Clock::time_point t) {
   return absl::Now() + absl::FromChrono(t - JobTracker::Clock::now());
 }
 
+// The steady time of a journal's Unix-milliseconds time (the steady clock restarts with the process).
+JobTracker::Clock::time_point SteadyOf(int64_t unix_ms) {
+  return JobTracker::Clock::now() - std::chrono::milliseconds(UnixMillisNow() - unix_ms);
+}
+
 }  // namespace
 
-JobTracker::JobTracker(std::chrono::milliseconds retention, Metrics* metrics)
-    : retention_(retention), metrics_(metrics), timer_([this] { TimerLoop(); }) {}
+JobTracker::JobTracker(std::chrono::milliseconds retention, Metrics* metrics, JobJournal* journal)
+    : retention_(retention), metrics_(metrics), journal_(journal), timer_([this] { TimerLoop(); }) {}
 
 JobTracker::~JobTracker() {
   {
@@ -53,24 +60,57 @@ std::shared_ptr<JobTracker::Record> JobTracker::FindLocked(const std::string& jo
   return it->second;
 }
 
+const JobTracker::Record* JobTracker::JoinableLocked(const std::string& request_id, const std::string& digest) const {
+  if (request_id.empty()) return nullptr;
+  auto it = request_ids_.find(request_id);
+  if (it == request_ids_.end()) return nullptr;
+  auto job = jobs_.find(it->second);
+  if (job == jobs_.end()) return nullptr;
+  const Record& r = *job->second;
+  if (r.digest != digest || r.state == JobState::kFailed || r.state == JobState::kCancelled) return nullptr;
+  return &r;
+}
+
+// 128 random bits: unguessable, so a client's request_id cannot take or
+// steer the id of a job submitted without one (the old "job-<n>" counter
+// could be: a client's "job-94" made the next generated id "job-95").
+std::string JobTracker::NewIdLocked() {
+  for (;;) {
+    std::string id = "job-";
+    for (int word = 0; word < 4; ++word) {
+      char hex[9];
+      std::snprintf(hex, sizeof hex, "%08x", unsigned(random_()));
+      id += hex;
+    }
+    if (!jobs_.count(id)) return id;
+  }
+}
+
+std::optional<std::string> JobTracker::Join(const std::string& request_id, const std::string& digest) {
+  absl::MutexLock lock(&mu_);
+  const Record* r = JoinableLocked(request_id, digest);
+  if (!r) return std::nullopt;
+  ++counts_.deduplicated;
+  if (metrics_) metrics_->RecordDeduplicated();
+  return r->id;
+}
+
 JobTracker::SubmitResult JobTracker::Submit(const std::string& request_id, const std::string& digest,
                                             const std::shared_ptr<ProofJob>& job) {
   absl::MutexLock lock(&mu_);
-  if (!request_id.empty()) {
-    auto it = request_ids_.find(request_id);
-    if (it != request_ids_.end()) {
-      const Record& existing = *jobs_.at(it->second);
-      if (existing.digest != digest) {
-        throw DuplicateRequestError("request_id \"" + request_id + "\" is already used by job " + existing.id +
-                                    " with a different request");
-      }
-      ++counts_.deduplicated;
-      if (metrics_) metrics_->RecordDeduplicated();
-      return {existing.id, false};
-    }
+  if (const Record* existing = JoinableLocked(request_id, digest)) {
+    ++counts_.deduplicated;
+    if (metrics_) metrics_->RecordDeduplicated();
+    return {existing->id, false};
   }
   std::string id = request_id;
-  while (id.empty() || jobs_.count(id)) id = "job-" + std::to_string(next_id_++);
+  if (id.empty() || jobs_.count(id)) id = NewIdLocked();
+  if (auto prev = request_ids_.find(request_id); !request_id.empty() && prev != request_ids_.end()) {
+    const auto old = jobs_.find(prev->second);
+    spdlog::info("request_id {}: new job {} (job {} is {}{})", request_id, id, prev->second,
+                 old == jobs_.end() ? "gone" : JobStateName(old->second->state),
+                 old != jobs_.end() && old->second->digest != digest ? ", with another request" : "");
+  }
   auto r = std::make_shared<Record>();
   r->id = id;
   r->request_id = request_id;
@@ -198,7 +238,9 @@ void JobTracker::TimerLoop() {
       expiries_.erase(expiries_.begin());
       if (it == jobs_.end() || !IsFinal(it->second->state) || it->second->stopping)
         continue;  // rescheduled when let go
-      if (!it->second->request_id.empty()) request_ids_.erase(it->second->request_id);
+      // The request_id now names this job's successor, if one started: keep that.
+      if (auto rid = request_ids_.find(it->second->request_id); rid != request_ids_.end() && rid->second == it->first)
+        request_ids_.erase(rid);
       pruned.push_back(std::move(it->second));
       jobs_.erase(it);
     }
@@ -206,6 +248,8 @@ void JobTracker::TimerLoop() {
     mu_.Unlock();
     Run(calls);
     if (!pruned.empty()) spdlog::debug("pruned {} finished job(s)", pruned.size());
+    for (const auto& r : pruned)
+      if (r->journaled_end) ForgetInJournal(r->id, r->ended_unix_ms);
     pruned.clear();
     mu_.Lock();
   }
@@ -243,6 +287,7 @@ bool JobTracker::Cancel(const std::string& job_id, JobCanceller& runner) {
       was_running = true;
     }
   }
+  FlushJournal();
   Run(calls);
   return was_running;
 }
@@ -259,7 +304,7 @@ void JobTracker::CancelAllActive(const std::string& reason) {
       o.timings = r->timings;
       o.timings.total_ms = MsSince(r->submitted);
       r->stopping = r->state == JobState::kRunning;
-      FinishLocked(*r, JobState::kCancelled, std::move(o), calls);
+      FinishLocked(*r, JobState::kCancelled, std::move(o), calls, /*durable=*/false);  // queued again on restart
     }
   }
   Run(calls);
@@ -276,24 +321,42 @@ void JobTracker::Abandon(const std::string& job_id, const std::string& error) {
     o.error = error;
     FinishLocked(*it->second, JobState::kFailed, std::move(o), calls);
   }
+  FlushJournal();
   Run(calls);
 }
 
-void JobTracker::FinishLocked(Record& r, JobState state, JobResult result, Calls& calls) {
+void JobTracker::FinishLocked(Record& r, JobState state, JobResult result, Calls& calls, bool durable) {
   r.state = state;
   r.proof = std::move(result.proof);
   r.error = std::move(result.error);
   r.timings = result.timings;
   r.ended = Clock::now();
+  r.ended_unix_ms = UnixMillisNow();
+  std::string line =
+      fmt::format("job {} {}: total {:.0f} ms (queue {:.0f}, srs {:.0f}, synthesis {:.0f}, gpu {:.0f}){}{}", r.id,
+                  JobStateName(state), r.timings.total_ms, r.timings.queue_wait_ms, r.timings.srs_load_ms,
+                  r.timings.synthesis_ms, r.timings.gpu_compute_ms, r.error.empty() ? "" : ": ", r.error);
+  r.journaled_end = journal_ && durable;
+  if (r.journaled_end) {
+    // Logged once written: the log then never shows an end a restart would undo.
+    Unjournaled u;
+    u.job.id = r.id;
+    u.job.state = state;
+    u.job.ended_unix_ms = r.ended_unix_ms;
+    u.job.proof = r.proof;
+    u.job.error = r.error;
+    u.job.timings = r.timings;
+    u.log_line = std::move(line);
+    unjournaled_.push_back(std::move(u));
+  } else {
+    spdlog::info("{}", line);
+  }
   switch (state) {
     case JobState::kCompleted: ++counts_.completed; break;
     case JobState::kFailed: ++counts_.failed; break;
     default: ++counts_.cancelled; break;
   }
   if (metrics_) metrics_->RecordFinished(r.kind, result.outcome, r.timings);
-  spdlog::info("job {} {}: total {:.0f} ms (queue {:.0f}, srs {:.0f}, synthesis {:.0f}, gpu {:.0f}){}{}", r.id,
-               JobStateName(state), r.timings.total_ms, r.timings.queue_wait_ms, r.timings.srs_load_ms,
-               r.timings.synthesis_ms, r.timings.gpu_compute_ms, r.error.empty() ? "" : ": ", r.error);
   for (uint64_t w : std::vector<uint64_t>(r.waiters)) TakeWaiterLocked(w, false, calls);
   const bool earliest = expiries_.empty() || r.ended + retention_ < expiries_.begin()->first;
   expiries_.emplace(r.ended + retention_, r.id);
@@ -301,9 +364,18 @@ void JobTracker::FinishLocked(Record& r, JobState state, JobResult result, Calls
 }
 
 void JobTracker::OnJobStarted(const std::string& job_id) {
-  absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(job_id);
-  if (it != jobs_.end() && it->second->state == JobState::kQueued) it->second->state = JobState::kRunning;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || it->second->state != JobState::kQueued) return;
+    it->second->state = JobState::kRunning;
+  }
+  if (!journal_) return;
+  try {
+    journal_->RecordStarted(job_id);  // informational: a restart queues a running job again either way
+  } catch (const std::exception& e) {
+    spdlog::error("job {}: {}", job_id, e.what());
+  }
 }
 
 void JobTracker::OnPartitionStage(const std::string& job_id, uint32_t partition, const PartitionStatus& status) {
@@ -325,9 +397,80 @@ void JobTracker::OnJobFinished(const std::string& job_id, JobResult result) {
       timer_cv_.Signal();
       return;
     }
-    FinishLocked(r, StateOf(result.outcome), std::move(result), calls);
+    // The runner drops unfinished jobs when the daemon shuts down: they stay
+    // unfinished in the journal, and the next start queues them again.
+    // The pipeline times from its Submit; a job queued again after a restart
+    // (or held briefly before Enqueue) was submitted earlier: count from then.
+    const double before_pipeline = MsSince(r.submitted) - result.timings.total_ms;
+    if (before_pipeline > 0) {
+      result.timings.total_ms += before_pipeline;
+      result.timings.queue_wait_ms += before_pipeline;
+    }
+    const bool durable = !(result.outcome == JobOutcome::kCancelled && shutting_down_);
+    FinishLocked(r, StateOf(result.outcome), std::move(result), calls, durable);
   }
+  FlushJournal();  // before the waiters hear of it: a proof a client has is recorded
   Run(calls);
+}
+
+void JobTracker::FlushJournal() {
+  if (!journal_) return;
+  absl::MutexLock write(&journal_mu_);
+  std::vector<Unjournaled> ends;
+  {
+    absl::MutexLock lock(&mu_);
+    ends.swap(unjournaled_);
+  }
+  for (const Unjournaled& u : ends) {
+    try {
+      journal_->RecordFinished(u.job);
+      spdlog::info("{}", u.log_line);
+    } catch (const std::exception& e) {
+      // The job is done here; only a restart before its retention ends would run it again.
+      spdlog::info("{}", u.log_line);
+      spdlog::error("job {} {}: not recorded in the journal: {}", u.job.id, JobStateName(u.job.state), e.what());
+    }
+  }
+}
+
+void JobTracker::ForgetInJournal(const std::string& job_id, int64_t ended_unix_ms) {
+  if (!journal_) return;
+  try {
+    journal_->Forget(job_id, ended_unix_ms);
+  } catch (const std::exception& e) {
+    spdlog::error("job {}: retention ended, but its journal row stays: {}", job_id, e.what());
+  }
+}
+
+void JobTracker::Restore(const JournalJob& j, unsigned partitions) {
+  absl::MutexLock lock(&mu_);
+  auto r = std::make_shared<Record>();
+  r->id = j.id;
+  r->request_id = j.request_id;
+  r->digest = j.digest;
+  r->kind = j.kind;
+  r->priority = j.priority;
+  r->submitted = SteadyOf(j.submitted_unix_ms);
+  r->partitions.assign(partitions, PartitionStatus{});
+  if (IsFinal(j.state)) {
+    r->state = j.state;
+    r->proof = j.proof;
+    r->error = j.error;
+    r->timings = j.timings;
+    r->ended = SteadyOf(j.ended_unix_ms);
+    r->ended_unix_ms = j.ended_unix_ms;
+    r->journaled_end = journal_ != nullptr;
+    expiries_.emplace(r->ended + retention_, r->id);
+    timer_cv_.Signal();
+  }
+  jobs_[r->id] = r;
+  // Journal order is acceptance order: the last job under a request_id is its newest.
+  if (!j.request_id.empty()) request_ids_[j.request_id] = r->id;
+}
+
+void JobTracker::BeginShutdown() {
+  absl::MutexLock lock(&mu_);
+  shutting_down_ = true;
 }
 
 std::vector<JobView> JobTracker::Snapshot() const {

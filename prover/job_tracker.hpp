@@ -4,7 +4,7 @@
 // partition's stage and times, waiters with deadlines, results and counters.
 // It is the ProofRunner's JobObserver. Proto-free: the gRPC service maps to it.
 //
-//   auto r = tracker.Submit(request_id, digest, job);     // DuplicateRequestError on a conflicting request_id
+//   auto r = tracker.Submit(request_id, digest, job);     // joins, or a new job (r.created)
 //   tracker.AwaitAsync(id, deadline, [](JobView v) {...});  // JobNotFoundError; called exactly once
 //   tracker.Cancel(id, runner);
 //
@@ -14,16 +14,33 @@
 // never, if Withdraw takes it back first. The same timer thread prunes jobs
 // whose retention ran out. Nothing polls.
 //
-// A request_id seen again with the same request digest returns the existing
-// job (created = false); with a different digest it is refused. The job id is
-// the request_id when one is given (cuzk's ids, e.g. "snap-<miner>-<sector>",
-// stay visible in logs), else "job-<n>".
+// request_id, as Curio uses it: Curio retries a task with the same
+// request_id (e.g. "snap-<miner>-<sector>") and Curio's own daemon uses the
+// request_id as the job id and queues every submit anew. Here a submit joins
+// the newest job under its request_id when the request digest is the same
+// and that job is queued, running or completed (a retry after a lost
+// connection costs no GPU time: a completed job answers at once). A failed or
+// cancelled job, or another digest under the same request_id, starts a NEW
+// job: the request_id index then points to the new job, and the old one
+// stays readable by its own job id until its retention ends (a client still
+// awaiting it gets its result, not the newcomer's).
+//
+// Job ids: the request_id when one is given and no job holds that id (cuzk's
+// ids stay visible in logs, and Curio's habit of awaiting the request_id
+// works); otherwise a generated "job-<32 hex digits>": 128 random bits, so
+// no client can predict, steer or take a generated id (a client's
+// request_id that equals an existing job's id gets a generated id instead).
+//
+// With a JobJournal the tracker writes each job's start, end and pruning to
+// it (outside its lock, before the waiters are answered); cancellations by
+// a shutdown are not written, so the next start queues those jobs again.
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -32,6 +49,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "prover/job.hpp"
+#include "prover/job_journal.hpp"
 #include "prover/metrics.hpp"
 
 namespace cuzk::prover {
@@ -40,6 +58,8 @@ class JobNotFoundError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// (No longer thrown by the tracker: another request under a used request_id
+// starts a new job. Kept because daemon/errors.cpp maps it to ALREADY_EXISTS.)
 class DuplicateRequestError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -90,7 +110,8 @@ class JobTracker final : public JobObserver {
   using Clock = std::chrono::steady_clock;
   using WaitCallback = std::function<void(JobView)>;
 
-  JobTracker(std::chrono::milliseconds retention, Metrics* metrics);
+  // journal: nullptr = nothing outlives the process (tests, no daemon.state_dir).
+  JobTracker(std::chrono::milliseconds retention, Metrics* metrics, JobJournal* journal = nullptr);
   // Stops the timer thread. Waiters still registered are dropped uncalled:
   // answer them first (CancelAllActive).
   ~JobTracker() override;
@@ -101,8 +122,21 @@ class JobTracker final : public JobObserver {
     std::string job_id;
     bool created = false;
   };
-  // Assigns job->id (when created) and records the job as queued.
+  // Joins the job a request_id and digest name (see above; created = false),
+  // or assigns job->id and records a new job as queued.
   SubmitResult Submit(const std::string& request_id, const std::string& digest, const std::shared_ptr<ProofJob>& job);
+  // The job Submit would join (counted as deduplicated), without a ProofJob:
+  // lets the Prover answer a retry before leasing parameters.
+  std::optional<std::string> Join(const std::string& request_id, const std::string& digest);
+
+  // Puts back a job read from the journal, before any Submit: an unfinished
+  // one as queued (the caller enqueues it), a finished one until
+  // ended + retention. Its id, request_id, digest, kind, priority and submit
+  // time are the journal's.
+  void Restore(const JournalJob& job, unsigned partitions);
+  // From now on a job cancelled by the shutdown, not by its client, is not
+  // written to the journal as ended: the next start queues it again.
+  void BeginShutdown();
 
   // `done` runs exactly once with the job's view: when it ends, or with
   // timed_out when `deadline` passes first -- unless Withdraw(returned id)
@@ -146,7 +180,15 @@ class JobTracker final : public JobObserver {
   using Calls = std::vector<std::pair<WaitCallback, JobView>>;
 
   JobView ViewLocked(const Record& r) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FinishLocked(Record& r, JobState state, JobResult result, Calls& calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // durable: written to the journal (false for cancellations by the shutdown).
+  void FinishLocked(Record& r, JobState state, JobResult result, Calls& calls, bool durable = true)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  const Record* JoinableLocked(const std::string& request_id, const std::string& digest) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string NewIdLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the ends FinishLocked queued, before the caller answers waiters.
+  void FlushJournal() ABSL_LOCKS_EXCLUDED(mu_);
+  void ForgetInJournal(const std::string& job_id, int64_t ended_unix_ms) ABSL_LOCKS_EXCLUDED(mu_);
   void TakeWaiterLocked(uint64_t waiter, bool timed_out, Calls& calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<Record> FindLocked(const std::string& job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TimerLoop();
@@ -154,14 +196,24 @@ class JobTracker final : public JobObserver {
 
   const std::chrono::milliseconds retention_;
   Metrics* const metrics_;
+  JobJournal* const journal_;
+  // Held while the queued ends are written, so that a caller whose end
+  // another thread took returns only once it is durable. Before mu_.
+  absl::Mutex journal_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   absl::CondVar timer_cv_;  // a deadline or expiry earlier than the timer's sleep was added, or stop_
   std::map<std::string, std::shared_ptr<Record>> jobs_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> request_ids_ ABSL_GUARDED_BY(mu_);  // request_id -> job id
+  std::map<std::string, std::string> request_ids_ ABSL_GUARDED_BY(mu_);  // request_id -> its newest job's id
   std::map<uint64_t, Waiter> waiters_ ABSL_GUARDED_BY(mu_);
   std::multimap<Clock::time_point, uint64_t> deadlines_ ABSL_GUARDED_BY(mu_);    // waiters with one
   std::multimap<Clock::time_point, std::string> expiries_ ABSL_GUARDED_BY(mu_);  // ended jobs: prune then
-  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  struct Unjournaled {
+    JournalJob job;
+    std::string log_line;  // "job <id> completed: total ..." (logged once written)
+  };
+  std::vector<Unjournaled> unjournaled_ ABSL_GUARDED_BY(mu_);  // ends FinishLocked queued for FlushJournal
+  std::random_device random_ ABSL_GUARDED_BY(mu_);             // generated ids (getrandom)
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t next_waiter_ ABSL_GUARDED_BY(mu_) = 1;
   TrackerCounts counts_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "memory/meminfo.hpp"
+#include "prover/job_codec.hpp"
+#include "prover/sqlite_job_journal.hpp"
 
 namespace cuzk::prover {
 namespace {
@@ -23,6 +25,13 @@ void BindGenericWitness(ProofJob& job, const LoadedParams& params) {
   job.witness.num_inputs = params.circuit.num_inputs;
 }
 
+std::unique_ptr<JobJournal> OpenJournal(const std::string& state_dir) {
+  if (state_dir.empty()) return nullptr;
+  auto journal = SqliteJobJournal::Open(state_dir);
+  spdlog::info("job journal: {} (SQLite, WAL, synchronous=FULL)", journal->path());
+  return journal;
+}
+
 }  // namespace
 
 Prover::Prover(const ProverOptions& options)
@@ -30,9 +39,11 @@ Prover::Prover(const ProverOptions& options)
       budget_(options.runner.budget_bytes ? *options.runner.budget_bytes
                                           : memory::AutoBudgetBytes(options.runner.safety_margin)),
       srs_(options.param_cache, options.runner.engine_threads, options.srs_image_cache),
-      tracker_(options.job_retention, &metrics_),
+      journal_(OpenJournal(options.state_dir)),
+      tracker_(options.job_retention, &metrics_, journal_.get()),
       runner_(WithBudget(options.runner, &budget_), &tracker_) {
   srs_.AttachBudget(&budget_, options.eviction_min_idle);
+  if (journal_) Recover();
 }
 
 Prover::~Prover() = default;
@@ -40,12 +51,15 @@ Prover::~Prover() = default;
 Prover::Submitted Prover::Submit(const std::string& request_id, const std::string& digest,
                                  std::shared_ptr<ProofJob> job, const std::string& circuit_id) {
   if (shutting_down()) throw ShuttingDownError("the daemon is shutting down");
+  // A retry of a queued, running or completed job: no lease, no load, no write.
+  if (auto joined = tracker_.Join(request_id, digest)) return {*joined, runner_.QueuePosition(*joined).value_or(0)};
   job->submitted = std::chrono::steady_clock::now();
   job->params = srs_.Acquire(circuit_id);
   // The witness length depends on the circuit: load it (once) before queueing.
   if (job->kind == JobKind::kGenericR1cs) BindGenericWitness(*job, *job->params.Get(nullptr));
   const JobTracker::SubmitResult s = tracker_.Submit(request_id, digest, job);
   if (s.created) {
+    WriteAccepted(request_id, digest, *job, circuit_id);
     try {
       runner_.Enqueue(job);
     } catch (const memory::BudgetExceededError& e) {
@@ -62,6 +76,79 @@ Prover::Submitted Prover::Submit(const std::string& request_id, const std::strin
                  scheduler::PriorityName(job->priority), job->PartitionCount());
   }
   return {s.job_id, runner_.QueuePosition(s.job_id).value_or(0)};
+}
+
+void Prover::WriteAccepted(const std::string& request_id, const std::string& digest, const ProofJob& job,
+                           const std::string& circuit_id) {
+  if (!journal_) return;
+  JournalJob entry;
+  entry.id = job.id;
+  entry.request_id = request_id;
+  entry.digest = digest;
+  entry.kind = job.kind;
+  entry.priority = job.priority;
+  entry.circuit_id = circuit_id;
+  entry.submitted_unix_ms = UnixMillisNow();
+  try {
+    entry.payload = EncodeJobInputs(job, circuit_id);
+    journal_->RecordAccepted(entry);  // one fsync (docs/reliability.md, "Durable jobs")
+  } catch (const std::exception& e) {
+    // Not accepted: the client hears so and may retry; the request_id starts a new job then.
+    const std::string error = std::string("not accepted: the job journal could not record it: ") + e.what();
+    tracker_.Abandon(job.id, error);
+    throw JournalError("job " + job.id + " " + error);
+  }
+}
+
+void Prover::Recover() {
+  const std::vector<JournalJob> entries = journal_->LoadAll();
+  const int64_t now = UnixMillisNow();
+  size_t requeued = 0, finished = 0, expired = 0;
+  for (const JournalJob& e : entries) {  // acceptance order: the pipeline keeps it (priority first)
+    if (!IsFinal(e.state)) {
+      Requeue(e);
+      ++requeued;
+    } else if (e.ended_unix_ms + options_.job_retention.count() > now) {
+      tracker_.Restore(e, 0);  // answers AwaitProof until its retention ends
+      ++finished;
+    } else {
+      journal_->Forget(e.id, e.ended_unix_ms);  // retention ended while the daemon was down
+      ++expired;
+    }
+  }
+  if (!entries.empty())
+    spdlog::info("job journal: {} unfinished job(s) queued again, {} finished job(s) kept, {} expired", requeued,
+                 finished, expired);
+}
+
+void Prover::Requeue(const JournalJob& entry) {
+  std::shared_ptr<ProofJob> job;
+  std::string error;
+  try {
+    DecodedJobInputs d = DecodeJobInputs(entry.payload);
+    job = std::move(d.job);
+    job->id = entry.id;
+    job->submitted =
+        std::chrono::steady_clock::now() - std::chrono::milliseconds(UnixMillisNow() - entry.submitted_unix_ms);
+    job->params = srs_.Acquire(d.circuit_id);
+    if (job->kind == JobKind::kGenericR1cs) BindGenericWitness(*job, *job->params.Get(nullptr));
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  tracker_.Restore(entry, job && error.empty() ? job->PartitionCount() : 0);
+  if (error.empty()) {
+    try {
+      runner_.Enqueue(job);
+      spdlog::info("job {} queued again after a restart: {} {} priority {}", entry.id, JobKindName(job->kind),
+                   entry.circuit_id, scheduler::PriorityName(job->priority));
+      return;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  // Ended as failed, naming why; recorded so (never silently dropped).
+  spdlog::error("job {} from the journal cannot run again: {}", entry.id, error);
+  tracker_.Abandon(entry.id, "not queued again after the daemon restarted: " + error);
 }
 
 double Prover::UptimeSeconds() const {
@@ -107,6 +194,7 @@ std::string Prover::MetricsText() const {
 
 bool Prover::Shutdown(std::chrono::steady_clock::time_point deadline) {
   shutting_down_.store(true);
+  tracker_.BeginShutdown();  // jobs it cancels stay unfinished in the journal
   const bool stopped = runner_.Shutdown(deadline);
   tracker_.CancelAllActive("cancelled: the daemon shut down before the job finished");
   return stopped;

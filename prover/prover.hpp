@@ -11,9 +11,13 @@
 //   prover.Shutdown(deadline);
 //
 // The life of a job: Submit takes a lease on its parameter set, records it in
-// the tracker (request_id idempotency) and enqueues it in the runner; the
-// runner's pipeline reports stages and, once it holds nothing of the job,
-// the result to the tracker, which answers the waiters at once.
+// the tracker (request_id idempotency), writes it to the job journal (with
+// options.state_dir; fsync'd before Submit returns) and enqueues it in the
+// runner; the runner's pipeline reports stages and, once it holds nothing of
+// the job, the result to the tracker, which records it in the journal and
+// answers the waiters. On construction every unfinished job of the journal is
+// queued again (same id, priority and submit time, in acceptance order) and
+// every finished one answers AwaitProof until its retention ends.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include "memory/budget.hpp"
 #include "prover/devices.hpp"
 #include "prover/job.hpp"
+#include "prover/job_journal.hpp"
 #include "prover/job_tracker.hpp"
 #include "prover/metrics.hpp"
 #include "prover/proof_runner.hpp"
@@ -45,9 +50,12 @@ class ShuttingDownError : public std::runtime_error {
 
 struct ProverOptions {
   std::string param_cache = "/data/zk/params";           // parameter files, under Filecoin's names
-  std::string srs_image_cache;  // circuit and key images (SrsImageCache); "" = none
+  std::string srs_image_cache;                           // circuit and key images (SrsImageCache); "" = none
   std::chrono::milliseconds job_retention{600'000};      // finished jobs kept for late awaits
   std::chrono::milliseconds eviction_min_idle{300'000};  // an idle parameter set stays at least this long
+  // Where the job journal lives (<state_dir>/state.db, SQLite); "" = no
+  // journal: accepted jobs do not outlive the process.
+  std::string state_dir;
   // The budget is made from runner.budget_bytes / safety_margin and shared
   // by the runner and the registry (runner.budget is set by the Prover).
   RunnerOptions runner;
@@ -73,10 +81,12 @@ class Prover {
     std::string job_id;
     uint32_t queue_position = 0;  // jobs that start before it (0 once started)
   };
-  // job: validated, without id or params. Takes a lease on `circuit_id`
-  // (SrsUnavailableError, UnknownCircuitError), checks a generic witness
-  // against its circuit (InvalidJobError), records the job (a request_id
-  // seen before returns its job; DuplicateRequestError) and queues it
+  // job: validated, without id or params. A request_id and digest that name
+  // a queued, running or completed job join it (nothing else happens).
+  // Otherwise takes a lease on `circuit_id` (SrsUnavailableError,
+  // UnknownCircuitError), checks a generic witness against its circuit
+  // (InvalidJobError), records the job, writes it to the journal
+  // (JournalError: the job is not accepted) and queues it
   // (JobExceedsBudgetError; ShuttingDownError).
   Submitted Submit(const std::string& request_id, const std::string& digest, std::shared_ptr<ProofJob> job,
                    const std::string& circuit_id);
@@ -103,6 +113,10 @@ class Prover {
 
  private:
   uint64_t PinnedBytes() const;  // the pipeline pool's idle + leased bytes (0 without one)
+  void WriteAccepted(const std::string& request_id, const std::string& digest, const ProofJob& job,
+                     const std::string& circuit_id);
+  void Recover();                         // the journal's jobs, back in the tracker and the runner
+  void Requeue(const JournalJob& entry);  // one unfinished job of the journal
 
   const ProverOptions options_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -111,6 +125,7 @@ class Prover {
   // outlives their charges.
   memory::Budget budget_;
   SrsRegistry srs_;
+  std::unique_ptr<JobJournal> journal_;  // nullptr without state_dir; outlives the tracker that writes to it
   JobTracker tracker_;
   ProofRunner runner_;
   std::atomic<bool> shutting_down_{false};

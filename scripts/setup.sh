@@ -13,6 +13,7 @@ DEB_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgmp-dev
   libxxhash-dev
+  libsqlite3-dev
   python3 python3-grpcio python3-protobuf
   libcpp-httplib-dev libssl-dev openssl
 )

@@ -1,6 +1,6 @@
 // JobTracker (prover/job_tracker.hpp) without a daemon: request_id
-// idempotency, await deadlines and withdrawn waiters, cancellation of queued
-// and running jobs through a fake runner, retention pruning, shutdown.
+// joins and retries, generated ids, the journal writes, restored jobs, await deadlines and withdrawn waiters,
+// cancellation of queued and running jobs through a fake runner, retention pruning, shutdown.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -42,20 +42,165 @@ JobResult Completed() {
   return o;
 }
 
-TEST(JobTracker, RequestIdIsIdempotentAndConflictsAreRefused) {
+JobResult Failed() {
+  JobResult o;
+  o.outcome = JobOutcome::kFailed;
+  o.error = "partition 0: synthesis: unsatisfied";
+  return o;
+}
+
+// Curio's retry semantics: the same request_id and request join a queued,
+// running or completed job; a failed or cancelled one, or another request
+// under the same id, start a new job and the id then names the new one.
+TEST(JobTracker, RequestIdJoinsLiveOrCompletedJobsAndRetriesFailedOnes) {
   Metrics metrics;
   JobTracker t(std::chrono::minutes(1), &metrics);
   auto r1 = t.Submit("snap-1-2", "digest-a", Job());
   EXPECT_TRUE(r1.created);
   EXPECT_EQ(r1.job_id, "snap-1-2");
+  EXPECT_FALSE(t.Submit("snap-1-2", "digest-a", Job()).created);  // queued: joined
+  t.OnJobStarted(r1.job_id);
+  EXPECT_EQ(t.Join("snap-1-2", "digest-a"), r1.job_id);  // running: joined
+  t.OnJobFinished(r1.job_id, Failed());
+
+  // Failed: a new job with its own id; the old one stays readable by its id.
   auto r2 = t.Submit("snap-1-2", "digest-a", Job());
-  EXPECT_FALSE(r2.created);
-  EXPECT_EQ(r2.job_id, "snap-1-2");
-  EXPECT_THROW(t.Submit("snap-1-2", "digest-b", Job()), DuplicateRequestError);
+  EXPECT_TRUE(r2.created);
+  EXPECT_NE(r2.job_id, r1.job_id);
+  EXPECT_EQ(t.Await(r1.job_id, std::nullopt).state, JobState::kFailed);
+  EXPECT_EQ(t.Join("snap-1-2", "digest-a"), r2.job_id);  // the id names the newest
+  t.OnJobFinished(r2.job_id, Completed());
+
+  // Completed: joined, and the proof is there at once.
+  auto r3 = t.Submit("snap-1-2", "digest-a", Job());
+  EXPECT_FALSE(r3.created);
+  EXPECT_EQ(r3.job_id, r2.job_id);
+  EXPECT_EQ(t.Await(r3.job_id, std::nullopt).proof.size(), 192u);
+
+  // Another request under the same id: a new job, even though the old one completed.
+  auto r4 = t.Submit("snap-1-2", "digest-b", Job());
+  EXPECT_TRUE(r4.created);
+  EXPECT_NE(r4.job_id, r2.job_id);
+  EXPECT_EQ(t.Await(r2.job_id, std::nullopt).state, JobState::kCompleted);
+
+  // Cancelled: a new job.
+  FakeRunner runner;
+  runner.queued.insert(r4.job_id);
+  t.Cancel(r4.job_id, runner);
+  auto r5 = t.Submit("snap-1-2", "digest-b", Job());
+  EXPECT_TRUE(r5.created);
+  EXPECT_NE(r5.job_id, r4.job_id);
+
   // Without a request_id every submission is a new job.
   EXPECT_NE(t.Submit("", "d", Job()).job_id, t.Submit("", "d", Job()).job_id);
-  EXPECT_EQ(t.Counts().deduplicated, 1u);
-  EXPECT_EQ(t.Counts().submitted, 3u);
+  EXPECT_EQ(t.Counts().deduplicated, 4u);  // two Submits and two Joins found a job
+  EXPECT_EQ(t.Counts().submitted, 6u);
+}
+
+// Generated ids are 128 random bits ("job-" + 32 hex digits): a client's
+// request_id can neither take one nor make the next one predictable.
+TEST(JobTracker, GeneratedIdsCannotBeTakenOrSteeredByClients) {
+  JobTracker t(std::chrono::minutes(1), nullptr);
+  EXPECT_EQ(t.Submit("job-94", "d", Job()).job_id, "job-94");  // a client's id is kept
+  const std::string a = t.Submit("", "d", Job()).job_id;
+  const std::string b = t.Submit("", "d", Job()).job_id;
+  for (const std::string& id : {a, b}) {
+    ASSERT_EQ(id.size(), 4u + 32u) << id;
+    EXPECT_EQ(id.substr(0, 4), "job-");
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 4), std::string::npos) << id;
+  }
+  EXPECT_NE(a, "job-95");
+  EXPECT_NE(a, b);
+  // A client that sends a generated id as its request_id gets a job of its own.
+  const auto taken = t.Submit(a, "other", Job());
+  EXPECT_TRUE(taken.created);
+  EXPECT_NE(taken.job_id, a);
+  EXPECT_EQ(t.Join(a, "other"), taken.job_id);
+  EXPECT_EQ(t.Join(a, "d"), std::nullopt);  // the generated job is not joined through its id
+  EXPECT_EQ(t.Await(a, Clock::now()).state, JobState::kQueued);
+}
+
+// Records what the tracker writes; tests the order of writes and answers.
+class FakeJournal final : public JobJournal {
+ public:
+  void RecordAccepted(const JournalJob& j) override { Log("accepted " + j.id); }
+  void RecordStarted(const std::string& id) override { Log("started " + id); }
+  void RecordFinished(const JournalJob& j) override {
+    Log(std::string(JobStateName(j.state)) + " " + j.id + " proof " + std::to_string(j.proof.size()));
+  }
+  void Forget(const std::string& id, int64_t) override { Log("forget " + id); }
+  std::vector<JournalJob> LoadAll() override { return {}; }
+  void Log(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.push_back(line);
+  }
+  std::vector<std::string> Lines() {
+    std::lock_guard<std::mutex> lock(mu);
+    return lines;
+  }
+  std::mutex mu;
+  std::vector<std::string> lines;
+};
+
+TEST(JobTracker, WritesStartsEndsAndPruningToTheJournalButNotShutdownCancellations) {
+  FakeJournal journal;
+  JobTracker t(milliseconds(200), nullptr, &journal);
+  const std::string a = t.Submit("a", "d", Job()).job_id;
+  const std::string b = t.Submit("b", "d", Job()).job_id;
+  const std::string c = t.Submit("c", "d", Job()).job_id;
+  t.OnJobStarted(a);
+  // The end is written before the waiter hears of it.
+  std::vector<std::string> seen_by_waiter;
+  t.AwaitAsync(a, std::nullopt, [&](JobView) { seen_by_waiter = journal.Lines(); });
+  t.OnJobFinished(a, Completed());
+  EXPECT_EQ(seen_by_waiter, (std::vector<std::string>{"started a", "completed a proof 192"}));
+  FakeRunner runner;
+  runner.queued.insert(b);
+  t.Cancel(b, runner);  // a client's cancellation is final: written
+  t.BeginShutdown();
+  JobResult dropped;
+  dropped.outcome = JobOutcome::kCancelled;
+  t.OnJobFinished(c, dropped);  // the shutdown's: not written (queued again on restart)
+  t.CancelAllActive("shutting down");
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (journal.Lines().size() < 5 && Clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+  std::this_thread::sleep_for(milliseconds(300));  // c's retention ends too: nothing is written for it
+  const std::vector<std::string> lines = journal.Lines();
+  ASSERT_EQ(lines.size(), 5u) << ::testing::PrintToString(lines);
+  EXPECT_EQ(lines[2], "cancelled b proof 0");
+  // Retention: a and b are pruned and forgotten, in any order.
+  const std::set<std::string> forgotten(lines.begin() + 3, lines.end());
+  EXPECT_TRUE(forgotten.count("forget a") && forgotten.count("forget b")) << ::testing::PrintToString(lines);
+}
+
+// A job read back from the journal: unfinished ones are queued, finished
+// ones answer with their proof, and the request_id names the newest.
+TEST(JobTracker, RestoredJobsKeepTheirIdsStatesAndRequestIds) {
+  JobTracker t(std::chrono::minutes(1), nullptr);
+  JournalJob done;
+  done.id = "snap-7";
+  done.request_id = "snap-7";
+  done.digest = "d";
+  done.state = JobState::kCompleted;
+  done.proof.assign(192, 3);
+  done.submitted_unix_ms = UnixMillisNow() - 5000;
+  done.ended_unix_ms = UnixMillisNow() - 1000;
+  t.Restore(done, 0);
+  JournalJob queued = done;
+  queued.id = "snap-8";
+  queued.request_id = "snap-8";
+  queued.state = JobState::kQueued;
+  queued.proof.clear();
+  t.Restore(queued, 1);
+  const JobView v = t.Await("snap-7", Clock::now());
+  EXPECT_EQ(v.state, JobState::kCompleted);
+  EXPECT_EQ(v.proof, done.proof);
+  EXPECT_GE(v.age_ms, 4000);  // the original submit time
+  EXPECT_EQ(t.Join("snap-7", "d"), "snap-7");
+  EXPECT_EQ(t.Join("snap-8", "d"), "snap-8");
+  EXPECT_TRUE(t.Await("snap-8", Clock::now()).timed_out);
+  t.OnJobFinished("snap-8", Completed());
+  EXPECT_EQ(t.Await("snap-8", std::nullopt).state, JobState::kCompleted);
 }
 
 // Until `n` Await calls are waiting inside the tracker (5 s at most).
@@ -172,8 +317,8 @@ TEST(JobTracker, FinishedJobsArePrunedAfterRetentionAndTheirRequestIdsFreed) {
   while (t.Counts().pruned == 0 && Clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
   EXPECT_EQ(t.Counts().pruned, 1u);
   EXPECT_THROW(t.Await(id, std::nullopt), JobNotFoundError);
-  EXPECT_TRUE(t.Await(active, Clock::now()).timed_out);         // active jobs stay
-  EXPECT_TRUE(t.Submit("req", "other-digest", Job()).created);  // the id is free again
+  EXPECT_TRUE(t.Await(active, Clock::now()).timed_out);             // active jobs stay
+  EXPECT_EQ(t.Submit("req", "other-digest", Job()).job_id, "req");  // the id is free again
 }
 
 TEST(JobTracker, ShutdownAnswersEveryWaiter) {

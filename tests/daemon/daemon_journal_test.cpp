@@ -1,0 +1,189 @@
+// The job journal through real daemon processes (the 2 KiB fixture): a
+// daemon SIGKILLed with jobs queued and running and restarted on the same
+// daemon.state_dir completes every accepted job with a valid proof, none
+// twice; a damaged store is moved aside and the daemon serves; a graceful
+// restart queues the jobs the shutdown cancelled again.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "tests/daemon/daemon_process.hpp"
+#include "tests/daemon/daemon_rpc.hpp"
+#include "tests/daemon/snap_request.hpp"
+
+namespace cuzk::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = cuzk::v1;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "cuzk-state-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
+  v1::GetStatusResponse resp;
+  EXPECT_TRUE(stub.GetStatus(Ctx(seconds(5)).get(), v1::GetStatusRequest(), &resp).ok());
+  return resp;
+}
+
+uint32_t InProgress(const v1::GetStatusResponse& st) {
+  uint32_t n = 0;
+  for (const auto& q : st.queues()) n += q.in_progress();
+  return n;
+}
+
+std::string StateDirToml(const std::string& dir, const std::string& more = "") {
+  return "state_dir = \"" + dir + "\"\n" + more + "[pipeline]\nsynthesis_concurrency = 1\n";
+}
+
+std::vector<std::string> CorruptFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("state.db.corrupt-", 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+// The must-show test of the journal: 4 jobs accepted, SIGKILL while one
+// runs and others wait (one already done), restart on the same state_dir: every job completes
+// with a valid proof and no job completes twice (the log line of a job's end
+// is written only once its end is in the journal).
+TEST(DaemonJournal, SigkillWithJobsQueuedAndRunningLosesNoneAndRunsNoneTwice) {
+  TempDir state;
+  const std::string toml = StateDirToml(state.path());
+  std::vector<std::string> ids;
+  std::string first_log;
+  Clock::time_point submitted, killed;
+  {
+    DaemonProcess d(toml);
+    auto stub = d.Stub();
+    for (int i = 0; i < 3; ++i) ids.push_back(MustSubmit(*stub, FixtureSnapRequest("crash-" + std::to_string(i))));
+    v1::SubmitProofRequest low = FixtureSnapRequest("");  // a generated id, and a priority to keep
+    low.set_priority(v1::LOW);
+    ids.push_back(MustSubmit(*stub, low));
+    submitted = Clock::now();
+    // One job done, one running, the others waiting: then the kill. (Each
+    // proof costs ~5-10 s of CPU: 4 jobs keep this test near a minute on CI.)
+    const auto until = Clock::now() + seconds(300);
+    for (;;) {
+      const v1::GetStatusResponse st = Status(*stub);
+      if (st.total_proofs_completed() >= 1 && InProgress(st) >= 1) break;
+      ASSERT_LT(Clock::now(), until) << "no job completed in 300 s:\n" << d.Log();
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    ASSERT_EQ(d.Signal(SIGKILL), 128 + SIGKILL);
+    killed = Clock::now();
+    first_log = d.Log();
+  }
+  DaemonProcess d(toml);
+  auto stub = d.Stub();
+  for (const std::string& id : ids) {
+    const v1::AwaitProofResponse r = Await(*stub, id);
+    ASSERT_EQ(r.status(), v1::AwaitProofResponse::COMPLETED) << id << ": " << r.error_message() << "\n" << d.Log();
+    EXPECT_TRUE(VerifyFixtureProof(r.proof())) << id;
+  }
+  const std::string second_log = d.Log();
+  size_t completed_before = 0, completed_after = 0;
+  for (const std::string& id : ids) {
+    const size_t before = Count(first_log, "job " + id + " completed:");
+    const size_t after = Count(second_log, "job " + id + " completed:");
+    EXPECT_EQ(before + after, 1u) << id << " completed " << before << " time(s) before the kill and " << after
+                                  << " after:\n"
+                                  << first_log << "\n----\n"
+                                  << second_log;
+    completed_before += before;
+    completed_after += after;
+    if (after == 1) {
+      EXPECT_NE(second_log.find("job " + id + " queued again after a restart"), std::string::npos) << id;
+      // Its times count from the original submission, before the kill.
+      const v1::AwaitProofResponse r = Await(*stub, id, 10);
+      EXPECT_GE(r.total_ms(), uint64_t(std::chrono::duration_cast<milliseconds>(killed - submitted).count())) << id;
+    }
+  }
+  // Both paths were taken: a proof kept from before the kill, jobs run after it.
+  EXPECT_GE(completed_before, 1u);
+  EXPECT_GE(completed_after, 2u);  // the one killed while running and at least one that waited
+  EXPECT_EQ(Status(*stub).total_proofs_completed(), completed_after);
+  EXPECT_NE(
+      second_log.find("job " + ids.back() + " queued again after a restart: SNAP_DEALS_UPDATE snap-2k priority LOW"),
+      std::string::npos)
+      << second_log;
+  EXPECT_TRUE(CorruptFiles(state.path()).empty());
+}
+
+// Garbage in state.db: reported, renamed aside with its bytes intact, and a
+// fresh store serves. Then a graceful restart: a finished job still answers
+// and a job the shutdown cancelled is queued again.
+TEST(DaemonJournal, DamagedStoreIsMovedAsideAndGracefulRestartsKeepJobs) {
+  TempDir state;
+  const std::string garbage = "not a database: " + std::string(3000, '\x7f');
+  { std::ofstream(state.path() + "/state.db", std::ios::binary) << garbage; }
+  const std::string toml = StateDirToml(state.path(), "shutdown_grace = \"0s\"\n");
+  std::string cancelled_id, pending_id;
+  {
+    DaemonProcess d(toml);
+    const std::vector<std::string> aside = CorruptFiles(state.path());
+    ASSERT_EQ(aside.size(), 1u) << d.Log();
+    EXPECT_EQ(ReadFile(aside[0]), garbage);
+    EXPECT_NE(d.Log().find("is damaged"), std::string::npos) << d.Log();
+    auto stub = d.Stub();
+    cancelled_id = MustSubmit(*stub, FixtureSnapRequest("kept-cancelled"));
+    v1::CancelProofRequest cancel;
+    cancel.set_job_id(cancelled_id);
+    v1::CancelProofResponse resp;
+    ASSERT_TRUE(stub->CancelProof(Ctx().get(), cancel, &resp).ok());
+    EXPECT_EQ(Await(*stub, cancelled_id).status(), v1::AwaitProofResponse::CANCELLED);
+    pending_id = MustSubmit(*stub, FixtureSnapRequest("kept-pending"));
+    ASSERT_EQ(d.Signal(SIGTERM), 0) << d.Log();
+  }
+  DaemonProcess d(toml);
+  auto stub = d.Stub();
+  EXPECT_EQ(CorruptFiles(state.path()).size(), 1u) << d.Log();                            // the fresh store was sound
+  EXPECT_EQ(Await(*stub, cancelled_id, 10).status(), v1::AwaitProofResponse::CANCELLED);  // a client's: final
+  const v1::AwaitProofResponse pending = Await(*stub, pending_id, 10);
+  EXPECT_EQ(pending.status(), v1::AwaitProofResponse::TIMEOUT) << pending.error_message();  // queued again
+  EXPECT_NE(d.Log().find("job " + pending_id + " queued again after a restart"), std::string::npos) << d.Log();
+  // The request_id names the job across the restart.
+  EXPECT_EQ(MustSubmit(*stub, FixtureSnapRequest("kept-pending")), pending_id);
+  v1::CancelProofRequest cancel;
+  cancel.set_job_id(pending_id);
+  v1::CancelProofResponse resp;
+  EXPECT_TRUE(stub->CancelProof(Ctx().get(), cancel, &resp).ok());
+}
+
+}  // namespace
+}  // namespace cuzk::test
