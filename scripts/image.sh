@@ -32,7 +32,7 @@
 # recipes give the same container: the bundle in /opt/cuzk (bin/ launchers,
 # lib/ with every library but glibc's and the NVIDIA driver's), the config
 # docker/cuzk.docker.toml as /etc/cuzk/cuzk.toml, user cuzk (10001:10001),
-# volumes /var/lib/cuzk/params and /run/cuzk, ports 9820 (gRPC) and 9821
+# volumes /var/lib/cuzk/params, /var/lib/cuzk/srs-cache and /run/cuzk, ports 9820 (gRPC) and 9821
 # (/status, /metrics), ENTRYPOINT cuzk-daemon --config /etc/cuzk/cuzk.toml.
 # What differs is the base: Debian 12 minbase here (glibc 2.36, the build
 # machine's), nvidia/cuda base on Ubuntu 24.04 there. The NVIDIA driver comes
@@ -178,7 +178,7 @@ chroot "$rootfs" groupadd --system --gid $UID_GID cuzk
 chroot "$rootfs" useradd --system --uid $UID_GID --gid cuzk --home-dir /var/lib/cuzk --no-create-home \
   --shell /usr/sbin/nologin cuzk
 install -d -m 0755 -o $UID_GID -g $UID_GID "$rootfs/var/lib/cuzk" "$rootfs/var/lib/cuzk/params" \
-  "$rootfs/var/lib/cuzk/cuda-cache"
+  "$rootfs/var/lib/cuzk/srs-cache" "$rootfs/var/lib/cuzk/cuda-cache"
 install -d -m 0750 -o $UID_GID -g $UID_GID "$rootfs/run/cuzk"
 # The bundle must run here with nothing from the build machine: its own check
 # (glibc, every library resolvable) and every program's --help inside the rootfs.
@@ -212,7 +212,7 @@ buildah "${bopts[@]}" config \
   --env CUDA_CACHE_PATH=/var/lib/cuzk/cuda-cache \
   --env NVIDIA_VISIBLE_DEVICES=all \
   --env NVIDIA_DRIVER_CAPABILITIES=compute,utility \
-  --volume /var/lib/cuzk/params --volume /run/cuzk \
+  --volume /var/lib/cuzk/params --volume /var/lib/cuzk/srs-cache --volume /run/cuzk \
   --port 9820/tcp --port 9821/tcp \
   --workingdir /var/lib/cuzk \
   --user $UID_GID:$UID_GID \

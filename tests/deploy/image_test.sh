@@ -13,7 +13,9 @@
 #      bind-mounted /run/cuzk (the form a Curio on the same host uses)
 #   -> from the host: cuzk-bench status, GET /status (TCP mode), cuzk-bench
 #      single (SubmitProof + AwaitProof), cuzk-cli snap verify on the proof
-#      (and on a corrupted copy, which must be refused), podman stop -> exit 0.
+#      (and on a corrupted copy, which must be refused); no "SRS_CACHE off" in
+#      the daemon's log (srs.cache_dir is a volume of its own, writable by uid
+#      10001, while the parameters are read-only); podman stop -> exit 0.
 #
 #   image_test.sh BUILD_DIR
 # Environment:
@@ -58,7 +60,8 @@ podman "${popts[@]}" image inspect --format 'user={{.Config.User}} entrypoint={{
 run=$(mktemp -d /tmp/cuzk-image-test-XXXXXX)
 ctr=cuzk-image-test-$$
 cleanup() {
-  podman "${popts[@]}" rm -f -t 5 "$ctr" >/dev/null 2>&1 || true
+  # -v: the image's VOLUMEs (params, srs-cache, /run/cuzk) got anonymous volumes.
+  podman "${popts[@]}" rm -f -v -t 5 "$ctr" >/dev/null 2>&1 || true
   podman "${popts[@]}" rmi "$tag" "${tag%%:*}:latest" >/dev/null 2>&1 || true
   rm -rf "$run"
 }
@@ -138,6 +141,13 @@ if "$build/bin/cuzk-cli" snap verify --dir "$sector" --param-cache "$params" --p
   cat "$run/bad.out"; fail "a corrupted proof verified"
 fi
 echo "a corrupted copy is refused: $(tail -1 "$run/bad.out")"
+
+# The image's srs.cache_dir is its own volume, writable by uid 10001: with the
+# parameters mounted read-only the circuit and key images must still be possible.
+if podman "${popts[@]}" logs "$ctr" 2>&1 | grep 'SRS_CACHE off'; then
+  fail "the SRS image cache is off in the container (srs.cache_dir not writable by uid 10001?)"
+fi
+podman "${popts[@]}" logs "$ctr" 2>&1 | grep -E 'SRS_LOAD|SRS_CACHE' || true
 
 step "podman stop (SIGTERM) -> exit code 0"
 podman "${popts[@]}" stop -t 45 "$ctr" >/dev/null
