@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace cuzk::daemon {
@@ -18,13 +17,22 @@ namespace {
 // that operators' random strings work).
 bool IsTokenChar(char c) { return c > 0x20 && c < 0x7f; }
 
+// A token is a line, not a file's worth: reading stops past kMaxTokenBytes
+// (a token_file pointed at /dev/zero or a log is refused, not slurped).
+constexpr size_t kMaxTokenBytes = 4096;
+
 std::string ReadWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("auth.token_file " + path + ": cannot read it (" + std::strerror(errno) + ")");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text(kMaxTokenBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
   if (in.bad()) throw std::runtime_error("auth.token_file " + path + ": read error");
-  return text.str();
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxTokenBytes) {
+    throw std::runtime_error("auth.token_file " + path + ": longer than " + std::to_string(kMaxTokenBytes) +
+                             " bytes (it should hold one token)");
+  }
+  return text;
 }
 
 void WarnIfReadableByOthers(const std::string& path) {

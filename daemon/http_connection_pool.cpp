@@ -44,15 +44,22 @@ void ConnectionPool::shutdown() {
 void ConnectionPool::Worker() {
   for (;;) {
     std::function<void()> fn;
+    bool draining = false;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(this, &ConnectionPool::Ready));
-      if (queue_.empty()) return;  // stopping, and every accepted connection served
+      if (queue_.empty()) return;  // stopping, and every accepted connection closed
       fn = std::move(queue_.front());
       queue_.pop_front();
+      draining = stop_;
       ++active_;
     }
-    fn();  // serves one connection; bounded by the server's request deadline
+    // Serves one connection, within the server's request deadline. Once the
+    // pool stops, a waiting connection is only closed (503): a full queue
+    // would otherwise hold the daemon's exit for 128 / 16 deadlines (24 s).
+    t_rejecting = draining;
+    fn();
+    t_rejecting = false;
     absl::MutexLock lock(&mu_);
     --active_;
   }

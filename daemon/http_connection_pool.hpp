@@ -26,9 +26,10 @@ class ConnectionPool final : public httplib::TaskQueue {
   ~ConnectionPool() override;  // shutdown() if not done
 
   void enqueue(std::function<void()> fn) override;
-  void shutdown() override;  // runs what is queued, then joins
+  void shutdown() override;  // what is still queued is closed (Rejecting() true), then joins
 
-  // True inside a task that enqueue() ran inline because the cap was reached.
+  // True inside a task that enqueue() ran inline because the cap was
+  // reached, or that a worker runs after shutdown() began.
   static bool Rejecting();
 
  private:

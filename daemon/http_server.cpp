@@ -82,7 +82,9 @@ class HttpServer::Server final : public httplib::Server {
   }
 
   void StopAndJoin() {
-    stop();  // closes the listening socket; the pool serves what it holds (each within the deadline)
+    // Closes the listening socket; the pool finishes the connections it is
+    // serving (each within the deadline) and closes the waiting ones.
+    stop();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -95,13 +97,23 @@ class HttpServer::Server final : public httplib::Server {
     if (ConnectionPool::Rejecting()) {
       (void)!send(sock, kTooManyClients, sizeof kTooManyClients - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     } else {
-      DeadlineStream stream(sock, std::chrono::steady_clock::now() + kRequestDeadline, kMaxRequestBytes);
-      bool closed = false;
-      process_request(stream, /*close_connection=*/true, closed, nullptr);
+      Serve(sock);
     }
     shutdown(sock, SHUT_RDWR);
     close(sock);
     return true;
+  }
+
+  // One request; nothing a client sends may end the thread (a throw here
+  // would reach the pool's thread and terminate the daemon).
+  void Serve(int sock) {
+    try {
+      DeadlineStream stream(sock, std::chrono::steady_clock::now() + kRequestDeadline, kMaxRequestBytes);
+      bool closed = false;
+      process_request(stream, /*close_connection=*/true, closed, nullptr);
+    } catch (const std::exception& e) {
+      spdlog::warn("status endpoint: connection dropped: {}", e.what());
+    }
   }
 
   bool IsRoute(const std::string& path) const {

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "daemon/auth_grpc.hpp"
@@ -18,12 +17,22 @@
 namespace cuzk::daemon {
 namespace {
 
+// A certificate chain or CA bundle is kilobytes (Debian's whole CA store is
+// 220 KB): reading stops past 4 MiB, so a path to a device or a huge file is
+// refused instead of read into memory.
+constexpr size_t kMaxPemBytes = 4u << 20;
+
 std::string ReadFile(const std::string& key, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("tls." + key + " " + path + ": cannot read it (" + std::strerror(errno) + ")");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text(kMaxPemBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  if (in.bad()) throw std::runtime_error("tls." + key + " " + path + ": read error");
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxPemBytes) {
+    throw std::runtime_error("tls." + key + " " + path + ": larger than 4 MiB (not a PEM certificate or key)");
+  }
+  return text;
 }
 
 // OpenSSL's own reason for the last failure, and the error queue cleared.

@@ -52,6 +52,9 @@ TEST_F(TokenFile, EmptyUnreadableOrMultiWordFilesAreRefusedNamingTheFile) {
   EXPECT_THROW(LoadTokenFile(Write("two words\n")), std::runtime_error);
   EXPECT_THROW(LoadTokenFile(Write("line1\nline2\n")), std::runtime_error);
   EXPECT_THROW(LoadTokenFile(Write(std::string("nul\0inside", 10))), std::runtime_error);
+  // Not read whole: a token file is one line.
+  EXPECT_THROW(LoadTokenFile(Write(std::string(5000, 'a'))), std::runtime_error);
+  EXPECT_THROW(LoadTokenFile("/dev/zero"), std::runtime_error);
   const std::string missing = dir_ + "/missing";
   try {
     LoadTokenFile(missing);

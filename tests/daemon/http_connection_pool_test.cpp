@@ -40,9 +40,43 @@ TEST(ConnectionPool, TasksPastTheCapRunInlineAsRejections) {
   EXPECT_EQ(rejected_inline, 2);
   EXPECT_FALSE(ConnectionPool::Rejecting()) << "the flag must not outlive the rejected task";
   release.set_value();
-  pool.shutdown();  // runs what was queued, then joins
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (served < 2 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(served, 2);
-  EXPECT_EQ(rejected_flag_on_pool, 0);
+  EXPECT_EQ(rejected_flag_on_pool, 0) << "a queued task within the cap is served, not rejected";
+  pool.shutdown();
+}
+
+TEST(ConnectionPool, ShutdownClosesWaitingConnectionsInsteadOfServingThem) {
+  // A cap no probe below can reach: a task runs inline only once stopping.
+  ConnectionPool pool(/*threads=*/1, /*max_connections=*/1'000'000);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  std::atomic<int> served{0}, closed{0};
+  pool.enqueue([&] {
+    started.set_value();
+    released.wait();
+    ++served;
+  });
+  started.get_future().wait();
+  for (int i = 0; i < 3; ++i) pool.enqueue([&] { ++(ConnectionPool::Rejecting() ? closed : served); });
+  std::thread stopper([&] { pool.shutdown(); });
+  // Once shutdown() has begun, a new task runs at once as a rejection: that
+  // is how this test knows the queued three are now behind a stopping pool.
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> inline_run{false};
+  while (!inline_run) {
+    pool.enqueue([&] {
+      if (ConnectionPool::Rejecting() && std::this_thread::get_id() == caller) inline_run = true;
+    });
+    if (!inline_run) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  release.set_value();
+  stopper.join();
+  EXPECT_EQ(served, 1) << "only the connection being served when the pool stopped";
+  EXPECT_EQ(closed, 3);
 }
 
 TEST(ConnectionPool, ServesConnectionsConcurrently) {
