@@ -25,9 +25,10 @@ void BindGenericWitness(ProofJob& job, const LoadedParams& params) {
   job.witness.num_inputs = params.circuit.num_inputs;
 }
 
-std::unique_ptr<JobJournal> OpenJournal(const std::string& state_dir) {
-  if (state_dir.empty()) return nullptr;
-  auto journal = SqliteJobJournal::Open(state_dir);
+std::shared_ptr<JobJournal> OpenJournal(const ProverOptions& o) {
+  if (o.journal) return o.journal;
+  if (o.state_dir.empty()) return nullptr;
+  auto journal = SqliteJobJournal::Open(o.state_dir);
   spdlog::info("job journal: {} (SQLite, WAL, synchronous=FULL)", journal->path());
   return journal;
 }
@@ -39,7 +40,7 @@ Prover::Prover(const ProverOptions& options)
       budget_(options.runner.budget_bytes ? *options.runner.budget_bytes
                                           : memory::AutoBudgetBytes(options.runner.safety_margin)),
       srs_(options.param_cache, options.runner.engine_threads, options.srs_image_cache),
-      journal_(OpenJournal(options.state_dir)),
+      journal_(OpenJournal(options)),
       tracker_(options.job_retention, &metrics_, journal_.get()),
       runner_(WithBudget(options.runner, &budget_), &tracker_) {
   srs_.AttachBudget(&budget_, options.eviction_min_idle);

@@ -56,6 +56,8 @@ struct ProverOptions {
   // Where the job journal lives (<state_dir>/state.db, SQLite); "" = no
   // journal: accepted jobs do not outlive the process.
   std::string state_dir;
+  // Another JobJournal instead of state_dir's SQLite store (tests: one whose writes fail).
+  std::shared_ptr<JobJournal> journal;
   // The budget is made from runner.budget_bytes / safety_margin and shared
   // by the runner and the registry (runner.budget is set by the Prover).
   RunnerOptions runner;
@@ -125,7 +127,7 @@ class Prover {
   // outlives their charges.
   memory::Budget budget_;
   SrsRegistry srs_;
-  std::unique_ptr<JobJournal> journal_;  // nullptr without state_dir; outlives the tracker that writes to it
+  std::shared_ptr<JobJournal> journal_;  // nullptr without one; outlives the tracker that writes to it
   JobTracker tracker_;
   ProofRunner runner_;
   std::atomic<bool> shutting_down_{false};

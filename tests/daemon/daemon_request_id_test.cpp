@@ -71,7 +71,8 @@ TEST(DaemonRequestId, FailedRetriesRunAgainCompletedOnesAnswerAtOnceOtherInputsS
   *prove.mutable_submit() = good;
   v1::ProveResponse again;
   ASSERT_TRUE(stub->Prove(Ctx().get(), prove, &again).ok());
-  EXPECT_LT(Clock::now() - t0, seconds(2));  // a proof takes several seconds: this one was not made again
+  // Answered from the finished job (the counters below show no new job or proof); a generous bound.
+  EXPECT_LT(Clock::now() - t0, seconds(5));
   EXPECT_EQ(again.result().job_id(), good_id);
   EXPECT_EQ(again.result().status(), v1::AwaitProofResponse::COMPLETED);
   EXPECT_EQ(again.result().proof(), done.proof());

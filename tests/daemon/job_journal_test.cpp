@@ -12,9 +12,12 @@
 #include <fstream>
 #include <iterator>
 
+#include "daemon/errors.hpp"
 #include "daemon/request_validation.hpp"
 #include "prover/job_codec.hpp"
+#include "prover/prover.hpp"
 #include "prover/sqlite_job_journal.hpp"
+#include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/snap_request.hpp"
 
 namespace cuzk::prover {
@@ -164,6 +167,46 @@ TEST(SqliteJobJournal, KeepsJobsAcrossAReopenUntilForgotten) {
   all = j->LoadAll();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].id, b.id);
+}
+
+// A journal whose every write fails, as a full or broken disk would.
+class FailingJournal final : public JobJournal {
+ public:
+  void RecordAccepted(const JournalJob&) override { throw JournalError("job journal: database or disk is full"); }
+  void RecordStarted(const std::string&) override {}
+  void RecordFinished(const JournalJob&) override {}
+  void Forget(const std::string&, int64_t) override {}
+  std::vector<JournalJob> LoadAll() override { return {}; }
+};
+
+// The submit is refused with INTERNAL naming the journal; nothing is queued;
+// the request_id is not stuck: a retry starts a new job.
+TEST(ProverJournal, AFailedWriteRefusesTheSubmit) {
+  ProverOptions o;
+  o.param_cache = test::ParamCache();
+  o.journal = std::make_shared<FailingJournal>();
+  Prover prover(o);
+  std::string first;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const daemon::ValidatedRequest v = daemon::ValidateSubmit(test::FixtureSnapRequest("snap-9"));
+    try {
+      prover.Submit("snap-9", v.digest, v.job, v.circuit_id);
+      ADD_FAILURE() << "accepted without a journal write";
+    } catch (const JournalError&) {
+      const grpc::Status s = daemon::ToGrpcStatus(std::current_exception());
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::INTERNAL);
+      EXPECT_NE(s.error_message().find("not accepted: the job journal could not record it"), std::string::npos)
+          << s.error_message();
+      EXPECT_NE(s.error_message().find("disk is full"), std::string::npos) << s.error_message();
+    }
+    EXPECT_NE(v.job->id, first);  // the retry was a new job, not the failed one handed back
+    first = v.job->id;
+    const JobView view = prover.tracker().Await(v.job->id, std::chrono::steady_clock::now());
+    EXPECT_EQ(view.state, JobState::kFailed);
+    EXPECT_NE(view.error.find("not accepted"), std::string::npos) << view.error;
+  }
+  for (const auto& [kind, c] : prover.runner().Counts().by_kind) EXPECT_EQ(c.pending + c.in_progress, 0u);
+  prover.Shutdown(std::chrono::steady_clock::now());
 }
 
 // Damage of each kind: the file is renamed aside intact and a fresh store serves.
