@@ -209,6 +209,9 @@ Schema MakeSchema(Config& c) {
         {"key_file", String(c.tls.key_file)},
         {"client_ca_file", String(c.tls.client_ca_file)}}},
       {"auth", {{"token_file", String(c.auth.token_file)}}},
+      {"requests",
+       {{"max_vanilla_proofs", Integer(c.requests.max_vanilla_proofs, 1)},
+        {"max_vanilla_proof_size", Size(c.requests.max_vanilla_proof_bytes, 1)}}},
       {"memory",
        {{"total_budget", SizeOrAuto(c.memory.total_budget)},
         {"safety_margin", Size(c.memory.safety_margin)},
@@ -278,7 +281,7 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
     auto s = schema.find(section);
     if (s == schema.end()) {
       throw ConfigError(std::string(source) + ": unknown config section [" + section + "] (known: daemon, memory, " +
-                        "gpus, scheduler, synthesis, pipeline, srs, logging, tls, auth)");
+                        "gpus, scheduler, synthesis, pipeline, srs, logging, tls, auth, requests)");
     }
     if (!section_node.is_table()) throw ConfigError(std::string(source) + ": " + section + " must be a [table]");
     for (const auto& [key_key, node] : *section_node.as_table()) {

@@ -61,6 +61,12 @@ struct Config {
   struct Auth {
     std::string token_file;  // file holding the bearer token every RPC must send; "" = no token
   } auth;
+  // What one request may cost, checked on its wire bytes before it is
+  // parsed (daemon/request_scan.hpp; docs/reliability.md, Request limits).
+  struct Requests {
+    uint32_t max_vanilla_proofs = 16;               // elements of vanilla_proofs (SnapDeals: 1..16 partitions)
+    uint64_t max_vanilla_proof_bytes = 1ull << 20;  // bytes of one element (64 GiB partition proof: 575,528)
+  } requests;
   struct Memory {
     std::optional<uint64_t> total_budget;  // nullopt = "auto" (MemTotal - safety_margin)
     uint64_t safety_margin = 5ull << 30;

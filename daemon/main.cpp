@@ -119,7 +119,7 @@ int Run(const Config& config) {
   }
 
   if (listen.is_unix) PrepareUnixSocketPath(listen.path);
-  ProvingService service(&core);
+  ProvingService service(&core, config);  // [requests] limits, rpc_threads (its RpcPool)
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

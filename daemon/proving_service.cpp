@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/synchronization/mutex.h"
+#include "daemon/config.hpp"
 #include "daemon/errors.hpp"
 #include "daemon/request_validation.hpp"
 
@@ -13,6 +14,10 @@ using namespace prover;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// Longer than any proof; a larger timeout_ms would overflow the deadline
+// (steady_clock::now() + ms) and answer TIMEOUT at once.
+constexpr uint64_t kMaxAwaitTimeoutMs = 30ull * 24 * 3600 * 1000;
 
 void FillAwait(const JobView& v, uint64_t timeout_ms, v1::AwaitProofResponse* resp) {
   resp->set_job_id(v.id);
@@ -35,36 +40,51 @@ void FillAwait(const JobView& v, uint64_t timeout_ms, v1::AwaitProofResponse* re
   resp->set_total_ms(uint64_t(v.timings.total_ms));
 }
 
-// One waiting call. Finish runs exactly once: from the tracker's callback
-// (the job ended or the deadline passed), or from OnCancel / Register when
-// the client went away and Withdraw took the waiter back first. OnDone
-// deletes the reactor, so nothing touches `this` after its Finish; a callback
-// that comes while Register is still inside AwaitAsync (a job that already
-// ended, or one ending on another thread right then) leaves its view for
-// Register to answer.
+// One waiting call (AwaitProof, or the await half of Prove). Finish runs
+// exactly once: from the tracker's callback (the job ended or the deadline
+// passed), from OnCancel / Register when the client went away and Withdraw
+// took the waiter back first, or from Refuse before anything was
+// registered. OnDone deletes the reactor, so nothing touches `this` after
+// its Finish; a callback that comes while Register is still inside
+// AwaitAsync (a job that already ended, or one ending on another thread
+// right then) leaves its view for Register to answer.
+//
+// While registered the call holds its job (JobHolds). A Prove whose client
+// hangs up releases its hold and, when it was the last and no SubmitProof
+// named the job, cancels the job: nobody would receive the proof.
 class AwaitReactor final : public grpc::ServerUnaryReactor {
  public:
-  AwaitReactor(JobTracker& tracker, uint64_t timeout_ms, v1::AwaitProofResponse* resp)
-      : tracker_(tracker), timeout_ms_(timeout_ms), resp_(resp) {}
+  enum class Kind { kAwait, kProve };
+  AwaitReactor(JobTracker& tracker, JobCanceller& runner, JobHolds& holds, Kind kind, grpc::ByteBuffer* out)
+      : tracker_(tracker), runner_(runner), holds_(holds), kind_(kind), out_(out) {}
 
-  // Throws what AwaitAsync throws (JobNotFoundError); nothing is registered then.
-  void Register(const std::string& job_id) {
+  // Throws what AwaitAsync throws (JobNotFoundError); nothing is held or registered then.
+  void Register(const std::string& job_id, uint64_t timeout_ms) {
     std::optional<Clock::time_point> deadline;
-    if (timeout_ms_) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
+    if (timeout_ms) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     {
       absl::MutexLock lock(&mu_);
       registering_ = true;
+      job_id_ = job_id;
+      timeout_ms_ = timeout_ms;
     }
-    const uint64_t id = tracker_.AwaitAsync(job_id, deadline, [this](JobView v) {
-      {
-        absl::MutexLock lock(&mu_);
-        if (registering_) {
-          deferred_ = std::move(v);
-          return;
+    holds_.Hold(job_id);
+    uint64_t id = 0;
+    try {
+      id = tracker_.AwaitAsync(job_id, deadline, [this](JobView v) {
+        {
+          absl::MutexLock lock(&mu_);
+          if (registering_) {
+            deferred_ = std::move(v);
+            return;
+          }
         }
-      }
-      Answer(v);
-    });
+        Answer(v);
+      });
+    } catch (...) {
+      holds_.Release(job_id);
+      throw;
+    }
     std::optional<JobView> deferred;
     bool cancelled;
     {
@@ -81,6 +101,8 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
     }
   }
 
+  void Refuse(const grpc::Status& status) { Finish(status); }
+
   void OnCancel() override {
     std::optional<uint64_t> id;
     {
@@ -95,24 +117,75 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
 
  private:
   void Answer(const JobView& v) {
-    FillAwait(v, timeout_ms_, resp_);
+    holds_.Release(JobId());
+    v1::AwaitProofResponse r;
+    FillAwait(v, TimeoutMs(), &r);
+    if (kind_ == Kind::kProve) {
+      v1::ProveResponse p;
+      *p.mutable_result() = std::move(r);
+      *out_ = Serialize(p);
+    } else {
+      *out_ = Serialize(r);
+    }
     Finish(grpc::Status::OK);
   }
-  void WithdrawAndFinish(uint64_t id) {
-    if (tracker_.Withdraw(id)) Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+
+  void WithdrawAndFinish(uint64_t waiter) {
+    if (!tracker_.Withdraw(waiter)) return;  // answered meanwhile
+    const std::string job_id = JobId();
+    const bool last = holds_.Release(job_id);
+    Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+    if (kind_ != Kind::kProve || !last) return;
+    try {
+      const bool was_running = tracker_.Cancel(job_id, runner_);
+      spdlog::info("job {}: its Prove client went away and no other call holds it: cancelled ({})",
+                   QuoteForMessage(job_id), was_running ? "running" : "queued");
+    } catch (const std::exception& e) {
+      spdlog::info("job {}: its Prove client went away; not cancelled: {}", QuoteForMessage(job_id), e.what());
+    }
+  }
+
+  uint64_t TimeoutMs() {
+    absl::MutexLock lock(&mu_);
+    return timeout_ms_;
+  }
+  std::string JobId() {
+    absl::MutexLock lock(&mu_);
+    return job_id_;
   }
 
   JobTracker& tracker_;
-  const uint64_t timeout_ms_;
-  v1::AwaitProofResponse* const resp_;
+  JobCanceller& runner_;
+  JobHolds& holds_;
+  const Kind kind_;
+  grpc::ByteBuffer* const out_;
   absl::Mutex mu_;
+  std::string job_id_ ABSL_GUARDED_BY(mu_);
+  uint64_t timeout_ms_ ABSL_GUARDED_BY(mu_) = 0;
   bool registering_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<JobView> deferred_ ABSL_GUARDED_BY(mu_);
   std::optional<uint64_t> waiter_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+void CheckTimeout(uint64_t timeout_ms) {
+  if (timeout_ms > kMaxAwaitTimeoutMs)
+    throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
+                              std::to_string(kMaxAwaitTimeoutMs) + "); 0 waits until the job ends");
+}
+
 }  // namespace
+
+ServiceOptions ServiceOptionsFor(const Config& config) {
+  ServiceOptions o;
+  o.limits.max_vanilla_proofs = config.requests.max_vanilla_proofs;
+  o.limits.max_vanilla_proof_bytes = config.requests.max_vanilla_proof_bytes;
+  o.rpc_threads = config.daemon.rpc_threads;
+  return o;
+}
+
+ProvingService::ProvingService(prover::Prover* prover, ServiceOptions options)
+    : prover_(prover), options_(options), pool_(options.rpc_threads) {}
 
 grpc::Status ProvingService::Refused(const char* rpc, std::exception_ptr error) {
   grpc::Status s = ToGrpcStatus(error);
@@ -121,14 +194,21 @@ grpc::Status ProvingService::Refused(const char* rpc, std::exception_ptr error) 
   return s;
 }
 
-template <class F>
-grpc::Status ProvingService::Guard(const char* rpc, F&& body) {
-  try {
-    body();
-    return grpc::Status::OK;
-  } catch (...) {
-    return Refused(rpc, std::current_exception());
-  }
+template <class Resp, class Body>
+ProvingService::Reactor* ProvingService::Unary(const char* rpc, Ctx* ctx, Bytes* out, Body body) {
+  Reactor* reactor = ctx->DefaultReactor();
+  pool_.Post([this, rpc, reactor, out, body = std::move(body)]() mutable {
+    grpc::Status status = grpc::Status::OK;
+    try {
+      Resp resp;
+      body(&resp);
+      *out = Serialize(resp);
+    } catch (...) {
+      status = Refused(rpc, std::current_exception());
+    }
+    reactor->Finish(status);
+  });
+  return reactor;
 }
 
 Prover::Submitted ProvingService::Submit(const v1::SubmitProofRequest& req) {
@@ -137,128 +217,127 @@ Prover::Submitted ProvingService::Submit(const v1::SubmitProofRequest& req) {
   return prover_->Submit(req.request_id(), v.digest, std::move(v.job), v.circuit_id);
 }
 
-// Longer than any proof; a larger timeout_ms would overflow the deadline
-// (steady_clock::now() + ms) and answer TIMEOUT at once.
-constexpr uint64_t kMaxAwaitTimeoutMs = 30ull * 24 * 3600 * 1000;
-
-grpc::ServerUnaryReactor* ProvingService::StartAwait(const char* rpc, grpc::CallbackServerContext* ctx,
-                                                     const std::string& job_id, uint64_t timeout_ms,
-                                                     v1::AwaitProofResponse* resp) {
-  auto* reactor = new AwaitReactor(prover_->tracker(), timeout_ms, resp);
-  try {
-    CheckId(job_id, "job_id");
-    if (timeout_ms > kMaxAwaitTimeoutMs)
-      throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
-                                std::to_string(kMaxAwaitTimeoutMs) + "); 0 waits until the job ends");
-    reactor->Register(job_id);
-  } catch (...) {
-    reactor->Finish(Refused(rpc, std::current_exception()));
-  }
-  return reactor;
-}
-
-grpc::Status ProvingService::SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* req,
-                                         v1::SubmitProofResponse* resp) {
-  return Guard("SubmitProof", [&] {
-    const Prover::Submitted s = Submit(*req);
+ProvingService::Reactor* ProvingService::SubmitProof(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::SubmitProofResponse>("SubmitProof", ctx, out, [this, in](v1::SubmitProofResponse* resp) {
+    CheckFieldsForKind(ScanSubmitRequest(*in, options_.limits));
+    const Prover::Submitted s = Submit(ParseMessage<v1::SubmitProofRequest>(*in));
+    holds_.MarkSubmitted(s.job_id);
     resp->set_job_id(s.job_id);
     resp->set_queue_position(s.queue_position);
     resp->set_assigned_gpu("");  // partitions go to whichever GPU worker is free, not to one GPU
   });
 }
 
-grpc::ServerUnaryReactor* ProvingService::AwaitProof(grpc::CallbackServerContext* ctx, const v1::AwaitProofRequest* req,
-                                                     v1::AwaitProofResponse* resp) {
-  return StartAwait("AwaitProof", ctx, req->job_id(), req->timeout_ms(), resp);
+ProvingService::Reactor* ProvingService::AwaitProof(Ctx*, const Bytes* in, Bytes* out) {
+  auto* reactor = new AwaitReactor(prover_->tracker(), prover_->runner(), holds_, AwaitReactor::Kind::kAwait, out);
+  pool_.Post([this, reactor, in] {
+    try {
+      const auto req = ParseMessage<v1::AwaitProofRequest>(*in);
+      CheckId(req.job_id(), "job_id");
+      CheckTimeout(req.timeout_ms());
+      reactor->Register(req.job_id(), req.timeout_ms());
+    } catch (...) {
+      reactor->Refuse(Refused("AwaitProof", std::current_exception()));
+    }
+  });
+  return reactor;
 }
 
-grpc::ServerUnaryReactor* ProvingService::Prove(grpc::CallbackServerContext* ctx, const v1::ProveRequest* req,
-                                                v1::ProveResponse* resp) {
-  std::string job_id;
-  try {
-    job_id = Submit(req->submit()).job_id;
-  } catch (...) {
-    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    reactor->Finish(Refused("Prove", std::current_exception()));
-    return reactor;
-  }
-  return StartAwait("Prove", ctx, job_id, 0, resp->mutable_result());
+ProvingService::Reactor* ProvingService::Prove(Ctx*, const Bytes* in, Bytes* out) {
+  auto* reactor = new AwaitReactor(prover_->tracker(), prover_->runner(), holds_, AwaitReactor::Kind::kProve, out);
+  pool_.Post([this, reactor, in] {
+    try {
+      CheckFieldsForKind(ScanProveRequest(*in, options_.limits));
+      const std::string job_id = Submit(ParseMessage<v1::ProveRequest>(*in).submit()).job_id;
+      reactor->Register(job_id, 0);
+    } catch (...) {
+      reactor->Refuse(Refused("Prove", std::current_exception()));
+    }
+  });
+  return reactor;
 }
 
-grpc::Status ProvingService::CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* req,
-                                         v1::CancelProofResponse* resp) {
-  return Guard("CancelProof", [&] {
-    CheckId(req->job_id(), "job_id");
-    const bool was_running = prover_->tracker().Cancel(req->job_id(), prover_->runner());
-    spdlog::info("job {} cancel requested ({})", req->job_id(), was_running ? "running" : "not running");
+ProvingService::Reactor* ProvingService::CancelProof(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::CancelProofResponse>("CancelProof", ctx, out, [this, in](v1::CancelProofResponse* resp) {
+    const auto req = ParseMessage<v1::CancelProofRequest>(*in);
+    CheckId(req.job_id(), "job_id");
+    const bool was_running = prover_->tracker().Cancel(req.job_id(), prover_->runner());
+    spdlog::info("job {} cancel requested ({})", req.job_id(), was_running ? "running" : "not running");
     resp->set_was_running(was_running);
   });
 }
 
-grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* resp) {
-  return Guard("GetStatus", [&] {
-    const scheduler::PipelineStatus pipeline = prover_->runner().PipelineStatus();
-    for (const GpuInfo& g : prover_->Gpus()) {
-      auto* s = resp->add_gpus();
-      s->set_ordinal(g.ordinal);
-      s->set_name(g.name);
-      s->set_vram_total_bytes(g.vram_total_bytes);
-      s->set_vram_free_bytes(g.vram_free_bytes);
-      // The job one of its workers is proving now (the first busy worker's), and its kind.
-      for (const scheduler::GpuWorkerStatus& w : pipeline.gpu_workers) {
-        if (w.device != int(g.ordinal) || !w.busy) continue;
-        s->set_current_job_id(w.job_id);
-        for (const scheduler::JobStatus& j : pipeline.jobs)
-          if (j.id == w.job_id) s->set_current_proof_kind(j.kind);
-        break;
-      }
+void ProvingService::FillStatus(v1::GetStatusResponse* resp) {
+  const scheduler::PipelineStatus pipeline = prover_->runner().PipelineStatus();
+  for (const GpuInfo& g : prover_->Gpus()) {
+    auto* s = resp->add_gpus();
+    s->set_ordinal(g.ordinal);
+    s->set_name(g.name);
+    s->set_vram_total_bytes(g.vram_total_bytes);
+    s->set_vram_free_bytes(g.vram_free_bytes);
+    // The job one of its workers is proving now (the first busy worker's), and its kind.
+    for (const scheduler::GpuWorkerStatus& w : pipeline.gpu_workers) {
+      if (w.device != int(g.ordinal) || !w.busy) continue;
+      s->set_current_job_id(w.job_id);
+      for (const scheduler::JobStatus& j : pipeline.jobs)
+        if (j.id == w.job_id) s->set_current_proof_kind(j.kind);
+      break;
     }
-    for (const SrsInfo& info : prover_->srs().List()) {
-      auto* s = resp->add_loaded_srs();
-      s->set_circuit_id(info.circuit_id);
-      s->set_tier(v1::SRSStatus::Tier(int(info.tier)));
-      s->set_size_bytes(info.size_bytes);
-      s->set_ref_count(info.ref_count);
-    }
-    RunnerCounts rc = prover_->runner().Counts();
-    rc.by_kind[JobKind::kSnapDeals];  // always listed
-    for (const auto& [kind, c] : rc.by_kind) {
-      auto* q = resp->add_queues();
-      q->set_proof_kind(JobKindName(kind));
-      q->set_pending(c.pending);
-      q->set_in_progress(c.in_progress);
-    }
-    const TrackerCounts tc = prover_->tracker().Counts();
-    resp->set_total_proofs_completed(tc.completed);
-    resp->set_total_proofs_failed(tc.failed);
-    resp->set_uptime_seconds(uint64_t(prover_->UptimeSeconds()));
-    const MemoryInfo m = prover_->Memory();
-    resp->set_pinned_memory_bytes(m.pinned_bytes);  // the pipeline's pool (GPU workers), idle + leased
-    resp->set_pinned_memory_limit_bytes(m.pinned_limit_bytes);
+  }
+  for (const SrsInfo& info : prover_->srs().List()) {
+    auto* s = resp->add_loaded_srs();
+    s->set_circuit_id(info.circuit_id);
+    s->set_tier(v1::SRSStatus::Tier(int(info.tier)));
+    s->set_size_bytes(info.size_bytes);
+    s->set_ref_count(info.ref_count);
+  }
+  RunnerCounts rc = prover_->runner().Counts();
+  rc.by_kind[JobKind::kSnapDeals];  // always listed
+  for (const auto& [kind, c] : rc.by_kind) {
+    auto* q = resp->add_queues();
+    q->set_proof_kind(JobKindName(kind));
+    q->set_pending(c.pending);
+    q->set_in_progress(c.in_progress);
+  }
+  const TrackerCounts tc = prover_->tracker().Counts();
+  resp->set_total_proofs_completed(tc.completed);
+  resp->set_total_proofs_failed(tc.failed);
+  resp->set_uptime_seconds(uint64_t(prover_->UptimeSeconds()));
+  const MemoryInfo m = prover_->Memory();
+  resp->set_pinned_memory_bytes(m.pinned_bytes);  // the pipeline's pool (GPU workers), idle + leased
+  resp->set_pinned_memory_limit_bytes(m.pinned_limit_bytes);
+}
+
+ProvingService::Reactor* ProvingService::GetStatus(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::GetStatusResponse>("GetStatus", ctx, out, [this, in](v1::GetStatusResponse* resp) {
+    ParseMessage<v1::GetStatusRequest>(*in);
+    FillStatus(resp);
   });
 }
 
-grpc::Status ProvingService::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*,
-                                        v1::GetMetricsResponse* resp) {
-  return Guard("GetMetrics", [&] { resp->set_prometheus_text(prover_->MetricsText()); });
+ProvingService::Reactor* ProvingService::GetMetrics(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::GetMetricsResponse>("GetMetrics", ctx, out, [this, in](v1::GetMetricsResponse* resp) {
+    ParseMessage<v1::GetMetricsRequest>(*in);
+    resp->set_prometheus_text(prover_->MetricsText());
+  });
 }
 
-grpc::Status ProvingService::PreloadSRS(grpc::ServerContext*, const v1::PreloadSrsRequest* req,
-                                        v1::PreloadSrsResponse* resp) {
-  return Guard("PreloadSRS", [&] {
-    const auto r = prover_->srs().Preload(req->circuit_id());
-    spdlog::info("PreloadSRS {}: {}", req->circuit_id(),
+ProvingService::Reactor* ProvingService::PreloadSRS(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::PreloadSrsResponse>("PreloadSRS", ctx, out, [this, in](v1::PreloadSrsResponse* resp) {
+    const auto req = ParseMessage<v1::PreloadSrsRequest>(*in);
+    const auto r = prover_->srs().Preload(req.circuit_id());
+    spdlog::info("PreloadSRS {}: {}", req.circuit_id(),
                  r.already_loaded ? "already loaded" : "loaded in " + std::to_string(r.load_ms) + " ms");
     resp->set_already_loaded(r.already_loaded);
     resp->set_load_time_ms(r.load_ms);
   });
 }
 
-grpc::Status ProvingService::EvictSRS(grpc::ServerContext*, const v1::EvictSrsRequest* req,
-                                      v1::EvictSrsResponse* resp) {
-  return Guard("EvictSRS", [&] {
-    const auto r = prover_->srs().Evict(req->circuit_id());
-    spdlog::info("EvictSRS {}: {}", req->circuit_id(),
+ProvingService::Reactor* ProvingService::EvictSRS(Ctx* ctx, const Bytes* in, Bytes* out) {
+  return Unary<v1::EvictSrsResponse>("EvictSRS", ctx, out, [this, in](v1::EvictSrsResponse* resp) {
+    const auto req = ParseMessage<v1::EvictSrsRequest>(*in);
+    const auto r = prover_->srs().Evict(req.circuit_id());
+    spdlog::info("EvictSRS {}: {}", req.circuit_id(),
                  r.was_loaded ? "freed " + std::to_string(r.freed_bytes) + " bytes" : "was not loaded");
     resp->set_was_loaded(r.was_loaded);
     resp->set_freed_bytes(r.freed_bytes);

@@ -3,52 +3,77 @@
 // prover types; every error goes through ToGrpcStatus (errors.hpp) and is
 // counted by code.
 //
-// AwaitProof and Prove use gRPC's callback API: a waiting call is a reactor
-// registered with the job tracker (JobTracker::AwaitAsync) and holds no
-// thread; it is answered by whichever thread ends the job, by the tracker's
-// timer at its deadline, or, when the client hangs up, withdrawn at once.
-// The other methods are short and synchronous (PreloadSRS blocks its
-// thread for the load).
+// Every method takes its request as raw bytes (gRPC's raw callback API), so
+// that the daemon decides what bad bytes get: gRPC's own parser answers
+// INTERNAL with no message. A request is scanned before it is parsed
+// (request_scan.hpp: element counts and sizes, fields its kind does not use)
+// and the work of the call runs on the service's RpcPool, never on gRPC's
+// threads. AwaitProof and Prove are reactors registered with the job tracker
+// (JobTracker::AwaitAsync) and hold no thread while they wait; they are
+// answered by whichever thread ends the job, by the tracker's timer at their
+// deadline, or, when the client hangs up, withdrawn at once. A Prove whose
+// client hangs up cancels its job unless another call still holds it
+// (JobHolds).
+#include <memory>
+
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "daemon/job_holds.hpp"
+#include "daemon/request_scan.hpp"
+#include "daemon/rpc_pool.hpp"
 #include "prover/prover.hpp"
 
 namespace cuzk::daemon {
 
-using ProvingEngineBase = cuzk::v1::ProvingEngine::WithCallbackMethod_AwaitProof<
-    cuzk::v1::ProvingEngine::WithCallbackMethod_Prove<cuzk::v1::ProvingEngine::Service>>;
+struct Config;
+
+struct ServiceOptions {
+  RequestLimits limits;
+  uint32_t rpc_threads = 16;  // the RpcPool's threads
+};
+// [requests] limits and [daemon] rpc_threads.
+ServiceOptions ServiceOptionsFor(const Config& config);
+
+namespace internal {
+namespace v1 = cuzk::v1;
+using Service = v1::ProvingEngine::WithRawCallbackMethod_SubmitProof<
+    v1::ProvingEngine::WithRawCallbackMethod_AwaitProof<v1::ProvingEngine::WithRawCallbackMethod_Prove<
+        v1::ProvingEngine::WithRawCallbackMethod_CancelProof<v1::ProvingEngine::WithRawCallbackMethod_GetStatus<
+            v1::ProvingEngine::WithRawCallbackMethod_GetMetrics<v1::ProvingEngine::WithRawCallbackMethod_PreloadSRS<
+                v1::ProvingEngine::WithRawCallbackMethod_EvictSRS<v1::ProvingEngine::Service>>>>>>>>;
+}  // namespace internal
+using ProvingEngineBase = internal::Service;
 
 class ProvingService final : public ProvingEngineBase {
  public:
-  explicit ProvingService(prover::Prover* prover) : prover_(prover) {}
+  explicit ProvingService(prover::Prover* prover, ServiceOptions options = {});
+  ProvingService(prover::Prover* prover, const Config& config) : ProvingService(prover, ServiceOptionsFor(config)) {}
 
-  grpc::Status SubmitProof(grpc::ServerContext* ctx, const cuzk::v1::SubmitProofRequest* req,
-                           cuzk::v1::SubmitProofResponse* resp) override;
-  grpc::ServerUnaryReactor* AwaitProof(grpc::CallbackServerContext* ctx, const cuzk::v1::AwaitProofRequest* req,
-                                       cuzk::v1::AwaitProofResponse* resp) override;
-  grpc::ServerUnaryReactor* Prove(grpc::CallbackServerContext* ctx, const cuzk::v1::ProveRequest* req,
-                                  cuzk::v1::ProveResponse* resp) override;
-  grpc::Status CancelProof(grpc::ServerContext* ctx, const cuzk::v1::CancelProofRequest* req,
-                           cuzk::v1::CancelProofResponse* resp) override;
-  grpc::Status GetStatus(grpc::ServerContext* ctx, const cuzk::v1::GetStatusRequest* req,
-                         cuzk::v1::GetStatusResponse* resp) override;
-  grpc::Status GetMetrics(grpc::ServerContext* ctx, const cuzk::v1::GetMetricsRequest* req,
-                          cuzk::v1::GetMetricsResponse* resp) override;
-  grpc::Status PreloadSRS(grpc::ServerContext* ctx, const cuzk::v1::PreloadSrsRequest* req,
-                          cuzk::v1::PreloadSrsResponse* resp) override;
-  grpc::Status EvictSRS(grpc::ServerContext* ctx, const cuzk::v1::EvictSrsRequest* req,
-                        cuzk::v1::EvictSrsResponse* resp) override;
+  using Reactor = grpc::ServerUnaryReactor;
+  using Ctx = grpc::CallbackServerContext;
+  using Bytes = grpc::ByteBuffer;
+  Reactor* SubmitProof(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* AwaitProof(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* Prove(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* CancelProof(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* GetStatus(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* GetMetrics(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* PreloadSRS(Ctx* ctx, const Bytes* req, Bytes* resp) override;
+  Reactor* EvictSRS(Ctx* ctx, const Bytes* req, Bytes* resp) override;
 
  private:
+  // Scans, parses, validates and submits; marks the job submitted when `plain` (SubmitProof).
   prover::Prover::Submitted Submit(const cuzk::v1::SubmitProofRequest& req);
   // The error of a refused call, logged and counted by code.
   grpc::Status Refused(const char* rpc, std::exception_ptr error);
-  template <class F>
-  grpc::Status Guard(const char* rpc, F&& body);
-  // A reactor for AwaitProof (and the await half of Prove) that answers in `resp`.
-  grpc::ServerUnaryReactor* StartAwait(const char* rpc, grpc::CallbackServerContext* ctx, const std::string& job_id,
-                                       uint64_t timeout_ms, cuzk::v1::AwaitProofResponse* resp);
+  // Runs body(Resp*) on the pool; answers its response, or its error.
+  template <class Resp, class Body>
+  Reactor* Unary(const char* rpc, Ctx* ctx, Bytes* out, Body body);
+  void FillStatus(cuzk::v1::GetStatusResponse* resp);
 
   prover::Prover* const prover_;
+  const ServiceOptions options_;
+  JobHolds holds_;
+  RpcPool pool_;  // last: destroyed first, so its threads never see the members above gone
 };
 
 }  // namespace cuzk::daemon

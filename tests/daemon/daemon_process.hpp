@@ -36,6 +36,7 @@ class DaemonProcess {
 
   std::unique_ptr<cuzk::v1::ProvingEngine::Stub> Stub() const;
   const std::string& socket_path() const { return socket_; }
+  pid_t pid() const { return pid_; }  // -1 once it exited and was reaped
   int status_port() const { return status_port_; }
   // The gRPC address of the READY line ("unix:PATH", or "127.0.0.1:PORT"
   // with the kernel's port for a TCP listen on port 0).
