@@ -15,6 +15,7 @@ struct JobTracker::Record {
   Clock::time_point submitted, ended;
   int64_t ended_unix_ms = 0;   // the journal's clock for `ended`
   bool journaled_end = false;  // its end is in the journal (not a shutdown's cancellation): forget it when pruned
+  bool end_unwritten = false;  // ended, and FlushJournal has not yet written it: new waiters wait for that
   std::vector<PartitionStatus> partitions;
   bool stopping = false;  // cancelled while running; the runner still holds it
   std::vector<uint8_t> proof;
@@ -154,7 +155,7 @@ uint64_t JobTracker::AwaitAsync(const std::string& job_id, std::optional<Clock::
     absl::MutexLock lock(&mu_);
     std::shared_ptr<Record> r = FindLocked(job_id);
     id = next_waiter_++;
-    if (IsFinal(r->state)) {
+    if (IsFinal(r->state) && !r->end_unwritten) {
       calls.emplace_back(std::move(done), ViewLocked(*r));
     } else {
       waiters_[id] = {job_id, deadline, std::move(done)};
@@ -337,6 +338,7 @@ void JobTracker::FinishLocked(Record& r, JobState state, JobResult result, Calls
                   JobStateName(state), r.timings.total_ms, r.timings.queue_wait_ms, r.timings.srs_load_ms,
                   r.timings.synthesis_ms, r.timings.gpu_compute_ms, r.error.empty() ? "" : ": ", r.error);
   r.journaled_end = journal_ && durable;
+  r.end_unwritten = r.journaled_end;
   if (r.journaled_end) {
     // Logged once written: the log then never shows an end a restart would undo.
     Unjournaled u;
@@ -415,22 +417,35 @@ void JobTracker::OnJobFinished(const std::string& job_id, JobResult result) {
 
 void JobTracker::FlushJournal() {
   if (!journal_) return;
-  absl::MutexLock write(&journal_mu_);
-  std::vector<Unjournaled> ends;
+  Calls calls;
   {
+    absl::MutexLock write(&journal_mu_);
+    std::vector<Unjournaled> ends;
+    {
+      absl::MutexLock lock(&mu_);
+      ends.swap(unjournaled_);
+    }
+    for (const Unjournaled& u : ends) {
+      try {
+        journal_->RecordFinished(u.job);
+        spdlog::info("{}", u.log_line);
+      } catch (const std::exception& e) {
+        // The job is done here; only a restart before its retention ends would run it again.
+        spdlog::info("{}", u.log_line);
+        spdlog::error("job {} {}: not recorded in the journal: {}", u.job.id, JobStateName(u.job.state), e.what());
+      }
+    }
+    // Waiters that came between the end and its write (AwaitAsync holds them
+    // back: no client gets a result a restart could undo) are answered now.
     absl::MutexLock lock(&mu_);
-    ends.swap(unjournaled_);
-  }
-  for (const Unjournaled& u : ends) {
-    try {
-      journal_->RecordFinished(u.job);
-      spdlog::info("{}", u.log_line);
-    } catch (const std::exception& e) {
-      // The job is done here; only a restart before its retention ends would run it again.
-      spdlog::info("{}", u.log_line);
-      spdlog::error("job {} {}: not recorded in the journal: {}", u.job.id, JobStateName(u.job.state), e.what());
+    for (const Unjournaled& u : ends) {
+      auto it = jobs_.find(u.job.id);
+      if (it == jobs_.end()) continue;
+      it->second->end_unwritten = false;
+      for (uint64_t w : std::vector<uint64_t>(it->second->waiters)) TakeWaiterLocked(w, false, calls);
     }
   }
+  Run(calls);  // without the locks, as everywhere
 }
 
 void JobTracker::ForgetInJournal(const std::string& job_id, int64_t ended_unix_ms) {

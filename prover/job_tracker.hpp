@@ -26,8 +26,9 @@
 // awaiting it gets its result, not the newcomer's).
 //
 // Job ids: the request_id when one is given and no job holds that id (cuzk's
-// ids stay visible in logs, and Curio's habit of awaiting the request_id
-// works); otherwise a generated "job-<32 hex digits>": 128 random bits, so
+// ids stay visible in logs; Curio only calls Prove, which awaits the id the
+// submit returns, so a retry's new id is invisible to it); otherwise a
+// generated "job-<32 hex digits>": 128 random bits, so
 // no client can predict, steer or take a generated id (a client's
 // request_id that equals an existing job's id gets a generated id instead).
 //
@@ -212,7 +213,7 @@ class JobTracker final : public JobObserver {
     std::string log_line;  // "job <id> completed: total ..." (logged once written)
   };
   std::vector<Unjournaled> unjournaled_ ABSL_GUARDED_BY(mu_);  // ends FinishLocked queued for FlushJournal
-  std::random_device random_ ABSL_GUARDED_BY(mu_);             // generated ids (getrandom)
+  std::random_device random_ ABSL_GUARDED_BY(mu_);             // generated ids (the OS's entropy)
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t next_waiter_ ABSL_GUARDED_BY(mu_) = 1;
   TrackerCounts counts_ ABSL_GUARDED_BY(mu_);

@@ -185,5 +185,19 @@ TEST(DaemonJournal, DamagedStoreIsMovedAsideAndGracefulRestartsKeepJobs) {
   EXPECT_TRUE(stub->CancelProof(Ctx().get(), cancel, &resp).ok());
 }
 
+// A state_dir that cannot be a directory stops the daemon at start, naming
+// the key: it never runs without the durability its config asks for.
+TEST(DaemonJournal, UnusableStateDirStopsTheStartNamingIt) {
+  TempDir dir;
+  const std::string file = dir.path() + "/not-a-dir";
+  std::ofstream(file) << "x";
+  const auto [code, log] =
+      RunDaemonExpectingExit("[daemon]\nlisten = \"unix://" + dir.path() + "/cuzk.sock\"\nstate_dir = \"" + file +
+                                 "\"\n[srs]\nparam_cache = \"" + ParamCache() + "\"\n",
+                             seconds(60));
+  EXPECT_EQ(code, 1) << log;
+  EXPECT_NE(log.find("daemon.state_dir " + file), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace cuzk::test

@@ -3,6 +3,7 @@
 // cancellation of queued and running jobs through a fake runner, retention pruning, shutdown.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <mutex>
 #include <set>
@@ -171,6 +172,43 @@ TEST(JobTracker, WritesStartsEndsAndPruningToTheJournalButNotShutdownCancellatio
   // Retention: a and b are pruned and forgotten, in any order.
   const std::set<std::string> forgotten(lines.begin() + 3, lines.end());
   EXPECT_TRUE(forgotten.count("forget a") && forgotten.count("forget b")) << ::testing::PrintToString(lines);
+}
+
+// A RecordFinished that waits until the test lets it go.
+class GatedJournal final : public JobJournal {
+ public:
+  void RecordAccepted(const JournalJob&) override {}
+  void RecordStarted(const std::string&) override {}
+  void RecordFinished(const JournalJob&) override {
+    writing.store(true);
+    gate.get_future().wait();
+  }
+  void Forget(const std::string&, int64_t) override {}
+  std::vector<JournalJob> LoadAll() override { return {}; }
+  std::atomic<bool> writing{false};
+  std::promise<void> gate;
+};
+
+// A client that asks while a job's end is being written waits for the
+// write: nobody holds a result that a crash right then would undo.
+TEST(JobTracker, AnEndReachesWaitersOnlyOnceWritten) {
+  GatedJournal journal;
+  JobTracker t(std::chrono::minutes(1), nullptr, &journal);
+  const std::string id = t.Submit("a", "d", Job()).job_id;
+  std::thread finisher([&] { t.OnJobFinished(id, Completed()); });
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (!journal.writing.load() && Clock::now() < until) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_TRUE(journal.writing.load());
+  std::atomic<bool> answered{false};
+  t.AwaitAsync(id, std::nullopt, [&](JobView v) {
+    EXPECT_EQ(v.state, JobState::kCompleted);
+    answered.store(true);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_FALSE(answered.load());  // the end is not durable yet
+  journal.gate.set_value();
+  finisher.join();
+  EXPECT_TRUE(answered.load());  // answered by the write's end, on the finisher's thread
 }
 
 // A job read back from the journal: unfinished ones are queued, finished
