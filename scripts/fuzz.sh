@@ -41,7 +41,10 @@ run_one() {
     nice -n "$nice_level" ninja -C "$build" "$t" >/dev/null
   fi
   local before
-  before=$(find "$artifacts" -type f | wc -l)
+  # crash-, leak-, timeout- and oom- files (not slow-unit-: on a loaded machine a unit
+  # can wait for the CPU longer than it runs; replay one to see its real time).
+  findings() { find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
+  before=$(findings)
   echo "fuzz: $t for ${seconds}s (log: $log)"
   local rc=0
   # -rss_limit_mb: a reader that allocates from an unchecked count is an OOM finding.
@@ -53,7 +56,7 @@ run_one() {
   local execs secs crashes
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
   secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -n 1)
-  crashes=$(($(find "$artifacts" -type f | wc -l) - before))
+  crashes=$(($(findings) - before))
   echo "fuzz: $t executions=${execs:-?} seconds=${secs:-$seconds} crashes=$crashes exit=$rc corpus=$(find "$work" -type f | wc -l)"
   if ((rc != 0 || crashes != 0)); then
     grep -m 20 -E 'ERROR|SUMMARY|==[0-9]+==|runtime error|Test unit written|uncaught' "$log" || tail -n 30 "$log"

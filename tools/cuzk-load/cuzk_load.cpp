@@ -24,6 +24,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -61,7 +62,11 @@ struct Options {
   int timeout_s = 1800;
   uint64_t max_rss_mib = 0;  // 0 = report only
   std::string json_out;
+  std::string token_file;  // [auth] token_file of the daemon: sent as "authorization: Bearer <token>"
 };
+
+// The bearer token, when the daemon wants one ("" = none); set once in main.
+std::string g_token;
 
 std::unique_ptr<v1::ProvingEngine::Stub> Connect(const std::string& addr) {
   grpc::ChannelArguments args;
@@ -74,6 +79,7 @@ std::unique_ptr<v1::ProvingEngine::Stub> Connect(const std::string& addr) {
 std::unique_ptr<grpc::ClientContext> Context(std::chrono::milliseconds timeout) {
   auto c = std::make_unique<grpc::ClientContext>();
   c->set_deadline(std::chrono::system_clock::now() + timeout);
+  if (!g_token.empty()) c->AddMetadata("authorization", "Bearer " + g_token);
   return c;
 }
 
@@ -102,7 +108,9 @@ std::optional<std::string> HttpGet(const std::string& host_port, const std::stri
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    const std::string req = "GET " + path + " HTTP/1.1\r\nHost: " + host_port + "\r\nConnection: close\r\n\r\n";
+    const std::string auth = g_token.empty() ? "" : "Authorization: Bearer " + g_token + "\r\n";
+    const std::string req =
+        "GET " + path + " HTTP/1.1\r\nHost: " + host_port + "\r\n" + auth + "Connection: close\r\n\r\n";
     if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size())) {
       char buf[16384];
       for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, size_t(n));
@@ -454,8 +462,14 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", o.timeout_s, "AwaitProof deadline per job, seconds")->capture_default_str();
   app.add_option("--max-rss-mib", o.max_rss_mib, "fail if the daemon's peak RSS is above this (0: report only)");
   app.add_option("--json", o.json_out, "also write the summary JSON here");
+  app.add_option("--token-file", o.token_file, "the daemon's [auth] token_file: RPCs and /metrics carry the token");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!o.token_file.empty()) {
+      std::ifstream in(o.token_file);
+      if (!std::getline(in, g_token)) throw std::runtime_error("cannot read a token from " + o.token_file);
+      while (!g_token.empty() && std::isspace(static_cast<unsigned char>(g_token.back()))) g_token.pop_back();
+    }
     return Run(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-load: %s\n", e.what());

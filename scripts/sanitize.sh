@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the scheduler, prover and daemon tests (and what they start: cuzk-daemon,
+# cuzk-cli, cuzk-load) with a sanitizer in their own build dir,
+# CPU only, and runs them. Every report of every process (the test programs and
+# the daemons they start) goes to BUILD/sanitizer-logs/; the script prints each
+# report's SUMMARY line and fails if there is one or a test failed.
+#   scripts/sanitize.sh asan [CTEST_ARGS...]   ASan + UBSan (build-asan)
+#   scripts/sanitize.sh tsan [CTEST_ARGS...]   TSan (build-tsan; absl locks seen through tests/sanitize/absl_tsan_shim.cpp)
+#   e.g. scripts/sanitize.sh tsan -R 'Pipeline|JobTracker'
+# Environment:
+#   CUZK_SANITIZE_BUILD_DIR  build dir (default build-asan / build-tsan)
+#   CUZK_SANITIZE_CXX/_CC    compilers (default g++ / gcc)
+#   CUZK_SANITIZE_TARGETS    what to build (default: the list below)
+#   CUZK_SANITIZE_FIXTURE    a daemon fixture dir with params/ made by another build (default
+#                            build/tests/daemon/fixture when present): its 2 KiB parameters are
+#                            linked in, so the setup (slow under a sanitizer) is not run again
+#   CUZK_SANITIZE_NICE       niceness of build and tests (default 15)
+# Without CTEST_ARGS: every test labelled unit or daemon that was built, except the
+# deploy and Python client tests. (The parsers run under ASan+UBSan through
+# libFuzzer: scripts/fuzz.sh.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+mode=${1:-}
+shift || true
+case $mode in
+  asan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" ;;
+  tsan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread" ;;
+  *) echo "usage: $0 asan|tsan [CTEST_ARGS...]" >&2; exit 2 ;;
+esac
+build=${CUZK_SANITIZE_BUILD_DIR:-build-$mode}
+nice_level=${CUZK_SANITIZE_NICE:-15}
+cxx=${CUZK_SANITIZE_CXX:-g++}
+cc=${CUZK_SANITIZE_CC:-gcc}
+targets=${CUZK_SANITIZE_TARGETS:-"budget_test pinned_pool_test partition_queue_test dispatch_pacer_test
+  dispatch_decision_test pipeline_test timeline_test simulator_test job_tracker_test daemon_config_test
+  request_validation_test daemon_integration_test daemon_waiters_test daemon_limits_test
+  daemon_pipeline_status_test daemon_generic_test daemon_pipeline_test cuzk-daemon cuzk-cli cuzk-load"}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+
+link_flags="-fsanitize=${mode/asan/address,undefined}"
+link_flags=${link_flags/tsan/thread}
+if [[ $mode == tsan ]]; then
+  # Debian's abseil is not built with TSan: its locks are made visible by wrapping
+  # our calls to them (see the shim's header). The mangled-name infix of abseil's
+  # inline namespace ("7debian3") comes from the library itself.
+  lib=$(find /usr/lib /usr/local/lib -name 'libabsl_synchronization.so' 2>/dev/null | head -n 1)
+  ns=$(nm -D "$lib" | grep -o '_ZN4absl[0-9a-z_]*5Mutex4LockEv' | head -n 1 | sed 's/^_ZN4absl//; s/5Mutex4LockEv$//')
+  [[ -n $ns ]] || { echo "sanitize: cannot find absl::Mutex::Lock in $lib" >&2; exit 2; }
+  "$cxx" -std=c++20 -O1 -g -fPIC -c -DCUZK_ABSL_NS="$ns" tests/sanitize/absl_tsan_shim.cpp -o "$build/absl_tsan_shim.o"
+  wraps=$(grep -oE 'CUZK_WRAP(_K)?\([0-9][0-9A-Za-z_]+\)' tests/sanitize/absl_tsan_shim.cpp | sort -u |
+    sed -E "s/CUZK_WRAP_K\((.*)\)/-Wl,--wrap=_ZNK4absl${ns}\1/; s/CUZK_WRAP\((.*)\)/-Wl,--wrap=_ZN4absl${ns}\1/" | tr '\n' ' ')
+  link_flags="$link_flags $build/absl_tsan_shim.o $wraps -labsl_synchronization -labsl_time"
+fi
+
+if [[ ! -f $build/build.ninja ]]; then
+  CC=$cc CXX=$cxx nice -n "$nice_level" cmake -S . -B "$build" -G Ninja -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >/dev/null
+fi
+# shellcheck disable=SC2086  # the target list
+nice -n "$nice_level" ninja -C "$build" $targets
+
+fixture=${CUZK_SANITIZE_FIXTURE:-$root/build/tests/daemon/fixture}
+if [[ -d $fixture/params ]] && ! ls "$build"/tests/daemon/fixture/params/*.params >/dev/null 2>&1; then
+  mkdir -p "$build/tests/daemon/fixture/params"
+  ln -sf "$fixture"/params/* "$build/tests/daemon/fixture/params/"
+  echo "sanitize: 2 KiB parameters linked from $fixture/params"
+fi
+
+logs=$build/sanitizer-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
+export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4"
+cd "$build"
+rc=0
+if (($#)); then
+  nice -n "$nice_level" ctest --output-on-failure --timeout 1800 "$@" || rc=$?
+else
+  nice -n "$nice_level" ctest --output-on-failure --timeout 1800 -L 'unit|daemon' \
+    -E '_NOT_BUILT$|daemon_python_client|^deploy_' || rc=$?
+fi
+reports=$(find "$logs" -type f | wc -l)
+echo "sanitize: $mode: ctest exit $rc; $reports sanitizer report file(s) in $logs"
+for f in $(find "$logs" -type f | sort); do
+  echo "  $f: $(grep -m 1 -E '^SUMMARY:' "$f" || head -n 1 "$f")"
+done
+((rc == 0 && reports == 0))
