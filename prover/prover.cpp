@@ -113,8 +113,12 @@ void Prover::Recover() {
       tracker_.Restore(e, 0);  // answers AwaitProof until its retention ends
       ++finished;
     } else {
-      journal_->Forget(e.id, e.ended_unix_ms);  // retention ended while the daemon was down
-      ++expired;
+      ++expired;  // retention ended while the daemon was down
+      try {
+        journal_->Forget(e.id, e.ended_unix_ms);
+      } catch (const std::exception& ex) {
+        spdlog::error("job {}: retention ended, but its journal row stays: {}", e.id, ex.what());
+      }
     }
   }
   if (!entries.empty())

@@ -209,6 +209,50 @@ TEST(ProverJournal, AFailedWriteRefusesTheSubmit) {
   prover.Shutdown(std::chrono::steady_clock::now());
 }
 
+// What a start does with the journal's rows, without proving anything: a
+// finished job answers with its proof, one whose retention ran out while the
+// daemon was down is deleted, and an unfinished one whose inputs cannot be
+// read ends FAILED naming why (never dropped in silence).
+TEST(ProverJournal, AStartKeepsFinishedJobsDeletesExpiredOnesAndFailsUnreadableOnes) {
+  TempDir dir;
+  const int64_t now = UnixMillisNow();
+  {
+    auto j = SqliteJobJournal::Open(dir.path());
+    for (const char* id : {"done", "expired", "unreadable"}) j->RecordAccepted(Entry(id, id));
+    JournalJob end;
+    end.id = "done";
+    end.state = JobState::kCompleted;
+    end.ended_unix_ms = now - 1000;
+    end.proof.assign(192, 5);
+    j->RecordFinished(end);
+    end.id = "expired";
+    end.ended_unix_ms = now - 2 * 3600 * 1000;
+    j->RecordFinished(end);
+    JournalJob broken = Entry("unreadable", "unreadable");
+    broken.payload.resize(100);  // cut short
+    j->RecordAccepted(broken);
+  }
+  ProverOptions o;
+  o.param_cache = test::ParamCache();
+  o.state_dir = dir.path();
+  o.job_retention = std::chrono::hours(1);
+  Prover prover(o);
+  const auto t = std::chrono::steady_clock::now();
+  const JobView done = prover.tracker().Await("done", t);
+  EXPECT_EQ(done.state, JobState::kCompleted);
+  EXPECT_EQ(done.proof, std::vector<uint8_t>(192, 5));
+  EXPECT_EQ(prover.tracker().Join("done", Entry("done", "done").digest), "done");  // a retry gets it at once
+  EXPECT_THROW(prover.tracker().Await("expired", t), JobNotFoundError);
+  const JobView unreadable = prover.tracker().Await("unreadable", t);
+  EXPECT_EQ(unreadable.state, JobState::kFailed);
+  EXPECT_NE(unreadable.error.find("not queued again after the daemon restarted: job record"), std::string::npos)
+      << unreadable.error;
+  prover.Shutdown(t);
+  std::vector<std::string> ids;
+  for (const JournalJob& e : SqliteJobJournal::Open(dir.path())->LoadAll()) ids.push_back(e.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"done", "unreadable"}));  // the failure is recorded too
+}
+
 // Damage of each kind: the file is renamed aside intact and a fresh store serves.
 void ExpectMovedAside(const std::string& dir, const std::string& damaged_bytes, const std::string& why) {
   const std::string db = dir + "/state.db";
