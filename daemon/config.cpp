@@ -298,8 +298,8 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
 prover::ProverOptions ProverOptionsFor(const Config& c) {
   prover::ProverOptions o;
   o.param_cache = c.srs.param_cache;
-  o.srs_image_cache = c.srs.cache_dir == "auto" ? (std::filesystem::path(c.srs.param_cache) / "cuzk-cache").string()
-                                                : c.srs.cache_dir;
+  o.srs_image_cache =
+      c.srs.cache_dir == "auto" ? (std::filesystem::path(c.srs.param_cache) / "cuzk-cache").string() : c.srs.cache_dir;
   o.job_retention = c.daemon.job_retention;
   o.state_dir = c.daemon.state_dir;  // the job journal; "" = off
   o.eviction_min_idle = c.memory.eviction_min_idle;

@@ -95,7 +95,40 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
 
 ProofRunner::~ProofRunner() {
   Shutdown(std::chrono::steady_clock::now());
+  std::vector<std::thread> preparers;
+  {
+    absl::MutexLock lock(&prepare_mu_);
+    preparers.swap(preparers_);
+  }
+  for (auto& t : preparers) t.join();
   pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
+}
+
+void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params) {
+#ifdef CUZK_HAVE_CUDA
+  if (!params) return;
+  const r1cs::CompiledCircuit* circuit =
+      preferred_form_ == SynthesisForm::kWitness && !params->generic ? &params->circuit : nullptr;
+  absl::MutexLock lock(&prepare_mu_);
+  for (const auto& [device, backend] : gpu_backends_) {
+    auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get());
+    if (!gpu) continue;
+    preparers_.emplace_back([gpu, device, params, circuit] {
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        gpu->Prepare(params->pk, circuit);
+        spdlog::info("GPU_PREPARE,device={},ms={:.0f},resident_base_bytes={},resident_circuit_bytes={}", device,
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                     gpu->Stats().resident_base_bytes, gpu->Stats().resident_circuit_bytes);
+      } catch (const std::exception& e) {
+        // Not fatal: the first proof uploads what is missing, as without Prepare.
+        spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
+      }
+    });
+  }
+#else
+  (void)params;
+#endif
 }
 
 void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {

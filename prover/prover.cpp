@@ -44,10 +44,15 @@ Prover::Prover(const ProverOptions& options)
       tracker_(options.job_retention, &metrics_, journal_.get()),
       runner_(WithBudget(options.runner, &budget_), &tracker_) {
   srs_.AttachBudget(&budget_, options.eviction_min_idle);
+  // A set that loads goes to the GPUs at once, beside the synthesis of its
+  // first partitions (or at start, for srs.preload).
+  srs_.SetOnLoaded([this](const std::string&, const std::shared_ptr<const LoadedParams>& params) {
+    runner_.PrepareDevices(params);
+  });
   if (journal_) Recover();
 }
 
-Prover::~Prover() = default;
+Prover::~Prover() { srs_.SetOnLoaded(nullptr); }  // before runner_ goes
 
 Prover::Submitted Prover::Submit(const std::string& request_id, const std::string& digest,
                                  std::shared_ptr<ProofJob> job, const std::string& circuit_id) {

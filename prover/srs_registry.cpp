@@ -282,9 +282,16 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     if (!entry.generic) {
       images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, !circuit_hit, !key_hit);
     }
+    absl::MutexLock lock(&on_loaded_mu_);
+    if (on_loaded_) on_loaded_(entry.circuit_id, p);
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+void SrsRegistry::SetOnLoaded(OnLoaded on_loaded) {
+  absl::MutexLock lock(&on_loaded_mu_);
+  on_loaded_ = std::move(on_loaded);
 }
 
 SrsRegistry::PreloadResult SrsRegistry::Preload(const std::string& circuit_id) {

@@ -20,6 +20,7 @@
 // at the same time as) decoding the 655 MB .params (~2.4 s on one core); resident 1.08 GB.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -144,6 +145,12 @@ class SrsRegistry {
   // Every set in memory or with a .params file in param_cache, by circuit id.
   std::vector<SrsInfo> List() const;
   uint64_t ResidentBytes() const;
+  // Called after each load, with the set (outside the registry's locks but
+  // while the load lock is held: keep it short, e.g. start a thread).
+  // ProofRunner::PrepareDevices uploads the set to the GPUs from here.
+  // SetOnLoaded(nullptr) waits for a call in progress.
+  using OnLoaded = std::function<void(const std::string& circuit_id, const std::shared_ptr<const LoadedParams>&)>;
+  void SetOnLoaded(OnLoaded on_loaded);
   SrsImageCache& images() { return images_; }
   const SrsImageCache& images() const { return images_; }
   const std::string& param_cache() const { return param_cache_; }
@@ -171,6 +178,8 @@ class SrsRegistry {
   memory::Budget* budget_ = nullptr;  // set once by AttachBudget
   std::chrono::steady_clock::duration min_idle_{};
   memory::Budget::EvictorId evictor_id_ = 0;
+  absl::Mutex on_loaded_mu_;
+  OnLoaded on_loaded_ ABSL_GUARDED_BY(on_loaded_mu_);
   SrsImageCache images_;  // last: its writers are stopped before anything else goes
 };
 

@@ -447,6 +447,20 @@ groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pen
   return proof;
 }
 
+void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) {
+  std::lock_guard lock(impl_->mu);
+  const auto t0 = std::chrono::steady_clock::now();
+  ScopedDevice on(impl_->device);
+  ResidentKey& key = impl_->Resident(pk);
+  if (circuit && pk.h_form == groth16::HQueryForm::kBellperson) {
+    impl_->CircuitOnDevice(key, *circuit);
+    Reserve(impl_->gpu->z, circuit->num_variables());
+  }
+  for (auto& side : impl_->gpu->abc) Reserve(side, pk.domain_size());
+  CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+  impl_->stats.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 CudaBackendStats CudaBackend::Stats() const {
   std::lock_guard lock(impl_->mu);
   return impl_->stats;

@@ -103,6 +103,7 @@ struct CudaBackendStats {
   double compact_witness_ms = 0;        // host: r1cs::CompactWitnessOf
   double abc_eval_ms = 0;               // upload, expansion, a/b/c evaluation and check (host wall clock)
   uint64_t resident_circuit_bytes = 0;  // device memory held by compact circuits now
+  double prepare_ms = 0;                // Prepare: uploads done before any proof
 };
 
 class CudaBackend final : public groth16::Backend {
@@ -115,6 +116,14 @@ class CudaBackend final : public groth16::Backend {
                                                 std::span<groth16::ProverInput> inputs) override;
   groth16::Proof ProveFinish(const groth16::ProvingKey& pk, groth16::PendingProof&& pending, const ff::Fr& r,
                              const ff::Fr& s) override;
+
+  // Uploads what the first proof with this key would: its bases, and with
+  // `circuit` (witness-only proving, bellperson keys) the circuit's compact
+  // form; sizes the a/b/c and z buffers. Call when a key is loaded, so the
+  // first ProveStart costs what a warm one does (32 GiB: the first partition
+  // took 14.8 s against ~1.5 s warm, uploading 34 GB of bases). Takes the
+  // device lock for as long as it uploads.
+  void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit);
 
   // Drops the device copy of a key's bases (call before destroying a key
   // that might be proved with again at the same address; frees device memory).
