@@ -22,9 +22,13 @@ set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
 size=${CUZK_SIZE:-32GiB}
+# tmpfs when it has room for both images (~57 GB at 32 GiB), else the disk.
+shm_free_gb=$(df -BG --output=avail /dev/shm 2>/dev/null | tail -1 | tr -dc 0-9)
+if [[ -z ${CUZK_CACHE_DIR:-} ]] && ((${shm_free_gb:-0} < 60)); then CUZK_CACHE_DIR=/tmp/cuzk-cache; fi
 cache=${CUZK_CACHE_DIR:-/dev/shm/cuzk-cache}
 t_start=$(date +%s)
 rows=()
+echo "image cache: $cache (/dev/shm free: ${shm_free_gb:-?} GB)"
 row() { rows+=("$(printf '%-40s %-6s %9s  %s' "$1" "$2" "$3" "${4:-}")"); }
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 timed() {  # timed NAME LIMIT_S LOG CMD...
