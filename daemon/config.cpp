@@ -190,6 +190,19 @@ Reader SocketMode(uint32_t& out) {
   };
 }
 
+// Proof kind names as the proto spells them ([fallback] kinds).
+Reader KindList(std::vector<std::string>& out) {
+  return [&out](const toml::node& n, const std::string& key) {
+    static const std::vector<std::string> kKinds = {"POREP_SEAL_COMMIT", "SNAP_DEALS_UPDATE", "WINDOW_POST_PARTITION",
+                                                    "WINNING_POST", "GENERIC_R1CS"};
+    std::string list;
+    for (const auto& k : kKinds) list += (list.empty() ? "" : ", ") + Quote(k);
+    StringList(out)(n, key);
+    for (const std::string& kind : out)
+      if (std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) Bad(key, n, "an array of " + list);
+  };
+}
+
 using Schema = std::map<std::string, std::map<std::string, Reader>>;
 
 Schema MakeSchema(Config& c) {
@@ -231,6 +244,7 @@ Schema MakeSchema(Config& c) {
         {"max_parallel_synthesis", Integer(c.pipeline.max_parallel_synthesis, 1)},
         {"max_gpu_queue_depth", Integer(c.pipeline.max_gpu_queue_depth)},
         {"witness_only", Bool(c.pipeline.witness_only)}}},
+      {"fallback", {{"address", String(c.fallback.address)}, {"kinds", KindList(c.fallback.kinds)}}},
       {"srs",
        {{"param_cache", String(c.srs.param_cache)},
         {"preload", StringList(c.srs.preload)},
@@ -281,7 +295,7 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
     auto s = schema.find(section);
     if (s == schema.end()) {
       throw ConfigError(std::string(source) + ": unknown config section [" + section + "] (known: daemon, memory, " +
-                        "gpus, scheduler, synthesis, pipeline, srs, logging, tls, auth, requests)");
+                        "gpus, scheduler, synthesis, pipeline, srs, logging, tls, auth, requests, fallback)");
     }
     if (!section_node.is_table()) throw ConfigError(std::string(source) + ": " + section + " must be a [table]");
     for (const auto& [key_key, node] : *section_node.as_table()) {

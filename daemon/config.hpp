@@ -93,6 +93,14 @@ struct Config {
     // a/b/c from the circuit kept on the device; false: a/b/c on the host.
     bool witness_only = true;
   } pipeline;
+  // Another cuzk.v1.ProvingEngine (Curio's own cuzk daemon) for the proof
+  // kinds this daemon does not prove (daemon/fallback_engine.hpp).
+  struct Fallback {
+    std::string address;  // "unix:///PATH" or "HOST:PORT"; "" = none (those kinds: UNIMPLEMENTED)
+    // Kinds forwarded (ProofKind names); with SNAP_DEALS_UPDATE listed,
+    // SnapDeals goes to the fallback instead of being proved here.
+    std::vector<std::string> kinds = {"POREP_SEAL_COMMIT", "WINDOW_POST_PARTITION", "WINNING_POST"};
+  } fallback;
   struct Srs {
     std::string param_cache = "/data/zk/params";
     std::vector<std::string> preload;  // circuit ids loaded at start ("snap-2k", "snap-32g")

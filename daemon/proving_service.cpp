@@ -5,6 +5,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/config.hpp"
 #include "daemon/errors.hpp"
+#include "daemon/fallback_forward.hpp"
 #include "daemon/request_validation.hpp"
 
 namespace cuzk::daemon {
@@ -168,6 +169,29 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// How long GetStatus/GetMetrics wait for the fallback's queues (an RPC
+// pool thread blocks meanwhile; a fallback that is down answers at once).
+constexpr std::chrono::milliseconds kFallbackStatusTimeout{1000};
+
+std::string ForwardedWhat(v1::ProofKind kind) { return std::string("proves ") + v1::ProofKind_Name(kind); }
+
+// The fallback's job ids, as our clients know them ("fallback-" + its id).
+void PrefixSubmitId(grpc::ByteBuffer& bytes) {
+  auto r = ParseMessage<v1::SubmitProofResponse>(bytes);
+  r.set_job_id(FallbackEngine::ClientId(r.job_id()));
+  bytes = Serialize(r);
+}
+void PrefixProveId(grpc::ByteBuffer& bytes) {
+  auto r = ParseMessage<v1::ProveResponse>(bytes);
+  r.mutable_result()->set_job_id(FallbackEngine::ClientId(r.result().job_id()));
+  bytes = Serialize(r);
+}
+void PrefixAwaitId(grpc::ByteBuffer& bytes) {
+  auto r = ParseMessage<v1::AwaitProofResponse>(bytes);
+  r.set_job_id(FallbackEngine::ClientId(r.job_id()));
+  bytes = Serialize(r);
+}
+
 void CheckTimeout(uint64_t timeout_ms) {
   if (timeout_ms > kMaxAwaitTimeoutMs)
     throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
@@ -181,6 +205,16 @@ ServiceOptions ServiceOptionsFor(const Config& config) {
   o.limits.max_vanilla_proofs = config.requests.max_vanilla_proofs;
   o.limits.max_vanilla_proof_bytes = config.requests.max_vanilla_proof_bytes;
   o.rpc_threads = config.daemon.rpc_threads;
+  if (!config.fallback.address.empty()) {
+    std::set<v1::ProofKind> kinds;
+    for (const std::string& name : config.fallback.kinds) {
+      v1::ProofKind kind;
+      if (!v1::ProofKind_Parse(name, &kind)) throw ConfigError("config key fallback.kinds: unknown kind " + name);
+      kinds.insert(kind);
+    }
+    o.fallback = std::make_shared<FallbackEngine>(config.fallback.address, kinds,
+                                                  int(std::min<uint64_t>(config.daemon.max_message_bytes, INT32_MAX)));
+  }
   return o;
 }
 
@@ -211,6 +245,16 @@ ProvingService::Reactor* ProvingService::Unary(const char* rpc, Ctx* ctx, Bytes*
   return reactor;
 }
 
+ProvingService::Reactor* ProvingService::RefuseNow(Ctx* ctx, const char* rpc, std::exception_ptr error) {
+  Reactor* reactor = ctx->DefaultReactor();
+  reactor->Finish(Refused(rpc, error));
+  return reactor;
+}
+
+FallbackEngine* ProvingService::ForwardsTo(v1::ProofKind kind) const {
+  return options_.fallback && options_.fallback->Forwards(kind) ? options_.fallback.get() : nullptr;
+}
+
 Prover::Submitted ProvingService::Submit(const v1::SubmitProofRequest& req) {
   if (prover_->shutting_down()) throw ShuttingDownError("the daemon is shutting down");
   ValidatedRequest v = ValidateSubmit(req);
@@ -218,8 +262,16 @@ Prover::Submitted ProvingService::Submit(const v1::SubmitProofRequest& req) {
 }
 
 ProvingService::Reactor* ProvingService::SubmitProof(Ctx* ctx, const Bytes* in, Bytes* out) {
-  return Unary<v1::SubmitProofResponse>("SubmitProof", ctx, out, [this, in](v1::SubmitProofResponse* resp) {
-    CheckFieldsForKind(ScanSubmitRequest(*in, options_.limits));
+  SubmitScan scan;
+  try {
+    scan = ScanSubmitRequest(*in, options_.limits);
+  } catch (...) {
+    return RefuseNow(ctx, "SubmitProof", std::current_exception());
+  }
+  if (FallbackEngine* f = ForwardsTo(scan.proof_kind))
+    return Forward(*f, ctx, "SubmitProof", *in, out, ForwardedWhat(scan.proof_kind), PrefixSubmitId);
+  return Unary<v1::SubmitProofResponse>("SubmitProof", ctx, out, [this, in, scan](v1::SubmitProofResponse* resp) {
+    CheckFieldsForKind(scan);
     const Prover::Submitted s = Submit(ParseMessage<v1::SubmitProofRequest>(*in));
     holds_.MarkSubmitted(s.job_id);
     resp->set_job_id(s.job_id);
@@ -228,26 +280,42 @@ ProvingService::Reactor* ProvingService::SubmitProof(Ctx* ctx, const Bytes* in, 
   });
 }
 
-ProvingService::Reactor* ProvingService::AwaitProof(Ctx*, const Bytes* in, Bytes* out) {
+ProvingService::Reactor* ProvingService::AwaitProof(Ctx* ctx, const Bytes* in, Bytes* out) {
+  v1::AwaitProofRequest req;
+  try {
+    req = ParseMessage<v1::AwaitProofRequest>(*in);
+    CheckId(req.job_id(), "job_id");
+    CheckTimeout(req.timeout_ms());
+  } catch (...) {
+    return RefuseNow(ctx, "AwaitProof", std::current_exception());
+  }
+  if (const auto theirs = options_.fallback ? FallbackEngine::FallbackId(req.job_id()) : std::nullopt) {
+    req.set_job_id(*theirs);
+    return Forward(*options_.fallback, ctx, "AwaitProof", Serialize(req), out, "holds job " + *theirs, PrefixAwaitId);
+  }
+  // Registering never blocks: done here, on gRPC's thread.
   auto* reactor = new AwaitReactor(prover_->tracker(), prover_->runner(), holds_, AwaitReactor::Kind::kAwait, out);
-  pool_.Post([this, reactor, in] {
-    try {
-      const auto req = ParseMessage<v1::AwaitProofRequest>(*in);
-      CheckId(req.job_id(), "job_id");
-      CheckTimeout(req.timeout_ms());
-      reactor->Register(req.job_id(), req.timeout_ms());
-    } catch (...) {
-      reactor->Refuse(Refused("AwaitProof", std::current_exception()));
-    }
-  });
+  try {
+    reactor->Register(req.job_id(), req.timeout_ms());
+  } catch (...) {
+    reactor->Refuse(Refused("AwaitProof", std::current_exception()));
+  }
   return reactor;
 }
 
-ProvingService::Reactor* ProvingService::Prove(Ctx*, const Bytes* in, Bytes* out) {
+ProvingService::Reactor* ProvingService::Prove(Ctx* ctx, const Bytes* in, Bytes* out) {
+  SubmitScan scan;
+  try {
+    scan = ScanProveRequest(*in, options_.limits);
+  } catch (...) {
+    return RefuseNow(ctx, "Prove", std::current_exception());
+  }
+  if (FallbackEngine* f = ForwardsTo(scan.proof_kind))
+    return Forward(*f, ctx, "Prove", *in, out, ForwardedWhat(scan.proof_kind), PrefixProveId);
   auto* reactor = new AwaitReactor(prover_->tracker(), prover_->runner(), holds_, AwaitReactor::Kind::kProve, out);
-  pool_.Post([this, reactor, in] {
+  pool_.Post([this, reactor, in, scan] {
     try {
-      CheckFieldsForKind(ScanProveRequest(*in, options_.limits));
+      CheckFieldsForKind(scan);
       const std::string job_id = Submit(ParseMessage<v1::ProveRequest>(*in).submit()).job_id;
       reactor->Register(job_id, 0);
     } catch (...) {
@@ -258,9 +326,18 @@ ProvingService::Reactor* ProvingService::Prove(Ctx*, const Bytes* in, Bytes* out
 }
 
 ProvingService::Reactor* ProvingService::CancelProof(Ctx* ctx, const Bytes* in, Bytes* out) {
-  return Unary<v1::CancelProofResponse>("CancelProof", ctx, out, [this, in](v1::CancelProofResponse* resp) {
-    const auto req = ParseMessage<v1::CancelProofRequest>(*in);
+  v1::CancelProofRequest req;
+  try {
+    req = ParseMessage<v1::CancelProofRequest>(*in);
     CheckId(req.job_id(), "job_id");
+  } catch (...) {
+    return RefuseNow(ctx, "CancelProof", std::current_exception());
+  }
+  if (const auto theirs = options_.fallback ? FallbackEngine::FallbackId(req.job_id()) : std::nullopt) {
+    req.set_job_id(*theirs);
+    return Forward(*options_.fallback, ctx, "CancelProof", Serialize(req), out, "holds job " + *theirs, [](Bytes&) {});
+  }
+  return Unary<v1::CancelProofResponse>("CancelProof", ctx, out, [this, req](v1::CancelProofResponse* resp) {
     const bool was_running = prover_->tracker().Cancel(req.job_id(), prover_->runner());
     spdlog::info("job {} cancel requested ({})", req.job_id(), was_running ? "running" : "not running");
     resp->set_was_running(was_running);
@@ -308,17 +385,65 @@ void ProvingService::FillStatus(v1::GetStatusResponse* resp) {
   resp->set_pinned_memory_limit_bytes(m.pinned_limit_bytes);
 }
 
+bool ProvingService::AddFallbackQueues(v1::GetStatusResponse* resp) {
+  if (!options_.fallback) return false;
+  v1::GetStatusResponse theirs;
+  const grpc::Status s = options_.fallback->Status(&theirs, kFallbackStatusTimeout);
+  if (fallback_up_.exchange(s.ok()) != s.ok()) {
+    if (s.ok()) {
+      spdlog::info("fallback engine at {} answers GetStatus again", options_.fallback->address());
+    } else {
+      spdlog::warn("fallback engine at {}: GetStatus failed ({}: {}); its queues are left out until it answers",
+                   options_.fallback->address(), GrpcCodeName(s.error_code()), s.error_message());
+    }
+  }
+  if (!s.ok()) return false;
+  for (const v1::QueueStatus& q : theirs.queues()) {
+    const std::optional<v1::ProofKind> kind = QueueKind(q.proof_kind());
+    if (!kind || !options_.fallback->Forwards(*kind)) continue;  // a kind we prove: its queue is ours
+    const std::string name = v1::ProofKind_Name(*kind);
+    v1::QueueStatus* mine = nullptr;
+    for (v1::QueueStatus& m : *resp->mutable_queues())
+      if (m.proof_kind() == name) mine = &m;
+    if (!mine) {
+      mine = resp->add_queues();
+      mine->set_proof_kind(name);
+    }
+    mine->set_pending(mine->pending() + q.pending());
+    mine->set_in_progress(mine->in_progress() + q.in_progress());
+  }
+  return true;
+}
+
 ProvingService::Reactor* ProvingService::GetStatus(Ctx* ctx, const Bytes* in, Bytes* out) {
   return Unary<v1::GetStatusResponse>("GetStatus", ctx, out, [this, in](v1::GetStatusResponse* resp) {
     ParseMessage<v1::GetStatusRequest>(*in);
     FillStatus(resp);
+    AddFallbackQueues(resp);
   });
 }
 
 ProvingService::Reactor* ProvingService::GetMetrics(Ctx* ctx, const Bytes* in, Bytes* out) {
   return Unary<v1::GetMetricsResponse>("GetMetrics", ctx, out, [this, in](v1::GetMetricsResponse* resp) {
     ParseMessage<v1::GetMetricsRequest>(*in);
-    resp->set_prometheus_text(prover_->MetricsText());
+    std::string text = prover_->MetricsText();
+    if (options_.fallback) {
+      v1::GetStatusResponse fallback;
+      const bool up = AddFallbackQueues(&fallback);
+      text += "# HELP cuzk_fallback_up 1 when the fallback engine ([fallback] address) answered GetStatus\n";
+      text += "# TYPE cuzk_fallback_up gauge\ncuzk_fallback_up " + std::string(up ? "1" : "0") + "\n";
+      text += "# HELP cuzk_fallback_queue_pending Jobs waiting at the fallback engine, of the kinds forwarded to it\n";
+      text += "# TYPE cuzk_fallback_queue_pending gauge\n";
+      for (const auto& q : fallback.queues())
+        text +=
+            "cuzk_fallback_queue_pending{proof_kind=\"" + q.proof_kind() + "\"} " + std::to_string(q.pending()) + "\n";
+      text += "# HELP cuzk_fallback_queue_in_progress Jobs the fallback engine is proving, of the kinds forwarded\n";
+      text += "# TYPE cuzk_fallback_queue_in_progress gauge\n";
+      for (const auto& q : fallback.queues())
+        text += "cuzk_fallback_queue_in_progress{proof_kind=\"" + q.proof_kind() + "\"} " +
+                std::to_string(q.in_progress()) + "\n";
+    }
+    resp->set_prometheus_text(std::move(text));
   });
 }
 

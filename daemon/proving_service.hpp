@@ -14,9 +14,18 @@
 // deadline, or, when the client hangs up, withdrawn at once. A Prove whose
 // client hangs up cancels its job unless another call still holds it
 // (JobHolds).
+//
+// With a fallback engine ([fallback], fallback_engine.hpp), SubmitProof and
+// Prove of the kinds it takes, and AwaitProof and CancelProof of its
+// "fallback-" job ids, are forwarded as bytes without being parsed here
+// (the scan that finds the kind is bounded and allocates nothing, so it runs
+// on gRPC's thread); GetStatus and GetMetrics add the fallback's queues of
+// those kinds.
+#include <atomic>
 #include <memory>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "daemon/fallback_engine.hpp"
 #include "daemon/job_holds.hpp"
 #include "daemon/request_scan.hpp"
 #include "daemon/rpc_pool.hpp"
@@ -28,9 +37,10 @@ struct Config;
 
 struct ServiceOptions {
   RequestLimits limits;
-  uint32_t rpc_threads = 16;  // the RpcPool's threads
+  uint32_t rpc_threads = 16;                 // the RpcPool's threads
+  std::shared_ptr<FallbackEngine> fallback;  // nullptr: none
 };
-// [requests] limits and [daemon] rpc_threads.
+// [requests] limits, [daemon] rpc_threads, [fallback] (the channel connects on first use).
 ServiceOptions ServiceOptionsFor(const Config& config);
 
 namespace internal {
@@ -69,11 +79,18 @@ class ProvingService final : public ProvingEngineBase {
   template <class Resp, class Body>
   Reactor* Unary(const char* rpc, Ctx* ctx, Bytes* out, Body body);
   void FillStatus(cuzk::v1::GetStatusResponse* resp);
+  // The fallback's queues of the kinds it takes, added into resp's; false when it did not answer.
+  bool AddFallbackQueues(cuzk::v1::GetStatusResponse* resp);
+  // The fallback for this kind, or nullptr.
+  FallbackEngine* ForwardsTo(cuzk::v1::ProofKind kind) const;
+  // A call refused before any work (the default reactor, finished at once).
+  Reactor* RefuseNow(Ctx* ctx, const char* rpc, std::exception_ptr error);
 
   prover::Prover* const prover_;
   const ServiceOptions options_;
   JobHolds holds_;
-  RpcPool pool_;  // last: destroyed first, so its threads never see the members above gone
+  std::atomic<bool> fallback_up_{true};  // its last GetStatus answered (logs only the changes)
+  RpcPool pool_;                         // last: destroyed first, so its threads never see the members above gone
 };
 
 }  // namespace cuzk::daemon

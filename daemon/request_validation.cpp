@@ -192,13 +192,20 @@ void CheckId(std::string_view id, const char* field) {
 
 ValidatedRequest ValidateSubmit(const SubmitProofRequest& r) {
   CheckId(r.request_id(), "request_id");
+  // Forwarded jobs' ids carry this prefix (fallback_engine.hpp): a local job
+  // id never does, so an id alone says where its job lives.
+  if (r.request_id().rfind(kFallbackIdPrefix, 0) == 0)
+    throw InvalidRequestError("request_id " + QuoteForMessage(r.request_id()) + " starts with \"" + kFallbackIdPrefix +
+                              "\", the prefix of jobs forwarded to a [fallback] engine");
   switch (r.proof_kind()) {
     case cuzk::v1::SNAP_DEALS_UPDATE: break;
     case cuzk::v1::POREP_SEAL_COMMIT:
     case cuzk::v1::WINDOW_POST_PARTITION:
     case cuzk::v1::WINNING_POST:
       throw UnimplementedError(std::string(cuzk::v1::ProofKind_Name(r.proof_kind())) +
-                               " proofs are not implemented by this daemon yet (it proves SNAP_DEALS_UPDATE)");
+                               " proofs are not proved by this daemon (it proves SNAP_DEALS_UPDATE and "
+                               "GENERIC_R1CS): set [fallback] address (and kinds) in its config to forward them to "
+                               "another cuzk.v1.ProvingEngine, such as Curio's cuzk daemon");
     case cuzk::v1::GENERIC_R1CS: return ValidateGeneric(r);
     case cuzk::v1::PROOF_KIND_UNSPECIFIED: throw InvalidRequestError("proof_kind is not set (SNAP_DEALS_UPDATE = 2)");
     default: throw InvalidRequestError("proof_kind " + std::to_string(int(r.proof_kind())) + " is unknown");

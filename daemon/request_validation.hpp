@@ -1,6 +1,7 @@
 #pragma once
 // SubmitProofRequest -> a ProofJob in engine types, validated completely
-// before anything is queued: proof kind (PoRep/PoSt: UnimplementedError),
+// before anything is queued: proof kind (PoRep/PoSt: UnimplementedError naming
+// [fallback], which forwards them before they get here),
 // priority, sector size (sector_size, else registered_proof as Filecoin's
 // RegisteredUpdateProof: 0 2KiB, 1 8MiB, 2 512MiB, 3 32GiB, 4 64GiB), one
 // bincode PartitionProof per partition (length, structure and canonical
@@ -38,6 +39,9 @@ ValidatedRequest ValidateSubmit(const cuzk::v1::SubmitProofRequest& request);
 // InvalidRequestError names the field and quotes at most 64 bytes, escaped.
 inline constexpr size_t kMaxIdBytes = 256;
 void CheckId(std::string_view id, const char* field);
+// The job ids of a fallback engine's jobs start with this (fallback_engine.hpp);
+// a local request_id may not.
+inline constexpr const char* kFallbackIdPrefix = "fallback-";
 // `text` in quotes for an error message: 64 bytes at most, non-printable bytes as \xNN.
 std::string QuoteForMessage(std::string_view text);
 

@@ -1,0 +1,86 @@
+#include "daemon/fallback_forward.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "absl/synchronization/mutex.h"
+#include "daemon/errors.hpp"
+
+namespace cuzk::daemon {
+namespace {
+
+// What the forwarded call needs until its completion runs: shared by the
+// reactor and the completion callback, so neither outlives it.
+struct Outgoing {
+  grpc::ClientContext ctx;
+  grpc::ByteBuffer request, response;
+};
+
+// Finish runs once, from the forwarded call's completion; OnCancel only
+// cancels the forwarded call (whose completion then answers CANCELLED).
+class ForwardReactor final : public grpc::ServerUnaryReactor {
+ public:
+  ForwardReactor(FallbackEngine& fallback, grpc::ByteBuffer* out, std::string what, ResponseRewrite rewrite)
+      : fallback_(fallback), out_(out), what_(std::move(what)), rewrite_(std::move(rewrite)) {}
+
+  void Start(grpc::CallbackServerContext* ctx, const std::string& method, grpc::ByteBuffer request) {
+    auto call = std::make_shared<Outgoing>();
+    call->request = std::move(request);
+    // The client's deadline (none: gRPC's infinite one) bounds the forwarded call too.
+    call->ctx.set_deadline(ctx->deadline());
+    {
+      absl::MutexLock lock(&mu_);
+      call_ = call;
+    }
+    fallback_.Call(&call->ctx, method, &call->request, &call->response,
+                   [this, call](grpc::Status status) { Done(*call, std::move(status)); });
+  }
+
+  void OnCancel() override {
+    std::shared_ptr<Outgoing> call;
+    {
+      absl::MutexLock lock(&mu_);
+      call = call_;
+    }
+    if (call) call->ctx.TryCancel();
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  void Done(Outgoing& call, grpc::Status status) {
+    if (status.ok()) {
+      try {
+        rewrite_(call.response);
+        *out_ = std::move(call.response);
+      } catch (const std::exception& e) {
+        status = grpc::Status(grpc::StatusCode::INTERNAL,
+                              "the fallback engine at " + fallback_.address() + " answered " + what_ + ": " + e.what());
+      }
+    } else {
+      status = fallback_.Explain(status, what_);
+      spdlog::warn("forwarded call ({}): {}", what_, status.error_message());
+    }
+    Finish(status);
+  }
+
+  FallbackEngine& fallback_;
+  grpc::ByteBuffer* const out_;
+  const std::string what_;
+  const ResponseRewrite rewrite_;
+  absl::Mutex mu_;
+  std::shared_ptr<Outgoing> call_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* Forward(FallbackEngine& fallback, grpc::CallbackServerContext* ctx, const std::string& method,
+                                  grpc::ByteBuffer request, grpc::ByteBuffer* response, std::string what,
+                                  ResponseRewrite rewrite) {
+  auto* reactor = new ForwardReactor(fallback, response, std::move(what), std::move(rewrite));
+  reactor->Start(ctx, method, std::move(request));
+  return reactor;
+}
+
+}  // namespace cuzk::daemon
