@@ -192,6 +192,18 @@ void PrefixAwaitId(grpc::ByteBuffer& bytes) {
   bytes = Serialize(r);
 }
 
+// AwaitProof and CancelProof are parsed where they arrive (registering a
+// waiter never blocks): their bytes are bounded first, so that no thread of
+// gRPC's copies a large message. A real one is a job id (<= 256 bytes) and a number.
+constexpr size_t kMaxIdRequestBytes = 64 << 10;
+
+void CheckIdRequestSize(const grpc::ByteBuffer& bytes, const char* type) {
+  const size_t size = bytes.Valid() ? bytes.Length() : 0;
+  if (size > kMaxIdRequestBytes)
+    throw InvalidRequestError(std::string(type) + " of " + std::to_string(size) + " bytes: at most " +
+                              std::to_string(kMaxIdRequestBytes) + " (a job id is at most 256 bytes)");
+}
+
 void CheckTimeout(uint64_t timeout_ms) {
   if (timeout_ms > kMaxAwaitTimeoutMs)
     throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
@@ -283,6 +295,7 @@ ProvingService::Reactor* ProvingService::SubmitProof(Ctx* ctx, const Bytes* in, 
 ProvingService::Reactor* ProvingService::AwaitProof(Ctx* ctx, const Bytes* in, Bytes* out) {
   v1::AwaitProofRequest req;
   try {
+    CheckIdRequestSize(*in, "AwaitProofRequest");
     req = ParseMessage<v1::AwaitProofRequest>(*in);
     CheckId(req.job_id(), "job_id");
     CheckTimeout(req.timeout_ms());
@@ -328,6 +341,7 @@ ProvingService::Reactor* ProvingService::Prove(Ctx* ctx, const Bytes* in, Bytes*
 ProvingService::Reactor* ProvingService::CancelProof(Ctx* ctx, const Bytes* in, Bytes* out) {
   v1::CancelProofRequest req;
   try {
+    CheckIdRequestSize(*in, "CancelProofRequest");
     req = ParseMessage<v1::CancelProofRequest>(*in);
     CheckId(req.job_id(), "job_id");
   } catch (...) {

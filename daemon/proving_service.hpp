@@ -7,8 +7,10 @@
 // that the daemon decides what bad bytes get: gRPC's own parser answers
 // INTERNAL with no message. A request is scanned before it is parsed
 // (request_scan.hpp: element counts and sizes, fields its kind does not use)
-// and the work of the call runs on the service's RpcPool, never on gRPC's
-// threads. AwaitProof and Prove are reactors registered with the job tracker
+// and the work of the call runs on the service's RpcPool, not on gRPC's
+// threads (only the bounded scan that routes SubmitProof and Prove, and the
+// parse of AwaitProof and CancelProof, at most 64 KiB, run where the call
+// arrives: registering a waiter never blocks). AwaitProof and Prove are reactors registered with the job tracker
 // (JobTracker::AwaitAsync) and hold no thread while they wait; they are
 // answered by whichever thread ends the job, by the tracker's timer at their
 // deadline, or, when the client hangs up, withdrawn at once. A Prove whose
@@ -71,7 +73,7 @@ class ProvingService final : public ProvingEngineBase {
   Reactor* EvictSRS(Ctx* ctx, const Bytes* req, Bytes* resp) override;
 
  private:
-  // Scans, parses, validates and submits; marks the job submitted when `plain` (SubmitProof).
+  // Validates and submits one request (ShuttingDownError once the prover stops).
   prover::Prover::Submitted Submit(const cuzk::v1::SubmitProofRequest& req);
   // The error of a refused call, logged and counted by code.
   grpc::Status Refused(const char* rpc, std::exception_ptr error);

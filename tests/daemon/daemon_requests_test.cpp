@@ -76,6 +76,17 @@ TEST(DaemonRequests, BytesThatAreNoMessageGetInvalidArgumentNamingTheType) {
                                  "ab");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_NE(s.error_message().find("cuzk.v1.CancelProofRequest"), std::string::npos) << s.error_message();
+  // AwaitProof and CancelProof are parsed where they arrive: their size is bounded first.
+  const std::string large_id_request =
+      "\x0a\x05"
+      "job-1"
+      "\xa2\x06" +
+      Varint(100000) + std::string(100000, 'u');
+  for (const char* method : {"AwaitProof", "CancelProof"}) {
+    const grpc::Status big = RawCall(d, method, large_id_request);
+    EXPECT_EQ(big.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method << ": " << big.error_message();
+    EXPECT_NE(big.error_message().find("at most 65536"), std::string::npos) << big.error_message();
+  }
   v1::GetStatusResponse st;
   EXPECT_TRUE(d.Stub()->GetStatus(Ctx().get(), v1::GetStatusRequest(), &st).ok()) << d.State();
   EXPECT_EQ(d.State(), "running");
