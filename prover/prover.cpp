@@ -116,6 +116,7 @@ void Prover::Recover() {
       ++requeued;
     } else if (e.ended_unix_ms + options_.job_retention.count() > now) {
       tracker_.Restore(e, 0);  // answers AwaitProof until its retention ends
+      spdlog::info("job {} kept from the journal: {}", e.id, JobStateName(e.state));
       ++finished;
     } else {
       ++expired;  // retention ended while the daemon was down

@@ -1,7 +1,10 @@
 #include "prover/sqlite_job_journal.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -190,6 +193,21 @@ sqlite3* OpenFresh(const std::string& path) {
   return db;
 }
 
+// The exclusive lock that makes a state_dir one daemon's; its fd, kept open.
+int LockStateDir(const std::string& state_dir) {
+  const std::string path = (fs::path(state_dir) / "state.lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+  if (fd < 0) throw JournalError("daemon.state_dir " + state_dir + ": cannot open " + path + ": " + strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw JournalError("daemon.state_dir " + state_dir + " is in use by another cuzk-daemon (" + path + " is locked" +
+                       (err == EWOULDBLOCK ? ")" : ": " + std::string(strerror(err)) + ")") +
+                       "; give each daemon its own state_dir");
+  }
+  return fd;
+}
+
 std::optional<JobState> ParseState(const std::string& s) {
   for (JobState st :
        {JobState::kQueued, JobState::kRunning, JobState::kCompleted, JobState::kFailed, JobState::kCancelled})
@@ -204,13 +222,16 @@ std::unique_ptr<SqliteJobJournal> SqliteJobJournal::Open(const std::string& stat
   fs::create_directories(state_dir, ec);
   if (ec || !fs::is_directory(state_dir))
     throw JournalError("daemon.state_dir " + state_dir + ": cannot create the directory: " + ec.message());
+  const int lock_fd = LockStateDir(state_dir);  // before the store is looked at: nobody else writes it
   const std::string path = (fs::path(state_dir) / "state.db").string();
   std::string moved;
-  if (fs::exists(path)) {
+  std::error_code exists_ec;
+  if (fs::exists(path, exists_ec)) {
     if (auto damage = Damage(path)) {
       try {
         moved = MoveAside(path);
       } catch (const std::exception& e) {
+        ::close(lock_fd);
         throw JournalError("job journal " + path + " is damaged (" + *damage +
                            ") and cannot be moved aside: " + e.what());
       }
@@ -218,15 +239,25 @@ std::unique_ptr<SqliteJobJournal> SqliteJobJournal::Open(const std::string& stat
                     path, *damage, moved);
     }
   }
-  return std::unique_ptr<SqliteJobJournal>(new SqliteJobJournal(path, moved, OpenFresh(path)));
+  sqlite3* db = nullptr;
+  try {
+    db = OpenFresh(path);
+  } catch (...) {
+    ::close(lock_fd);
+    throw;
+  }
+  return std::unique_ptr<SqliteJobJournal>(new SqliteJobJournal(path, moved, lock_fd, db));
 }
 
-SqliteJobJournal::SqliteJobJournal(std::string path, std::string moved_aside, sqlite3* db)
-    : path_(std::move(path)), moved_aside_(std::move(moved_aside)), db_(db) {}
+SqliteJobJournal::SqliteJobJournal(std::string path, std::string moved_aside, int lock_fd, sqlite3* db)
+    : path_(std::move(path)), moved_aside_(std::move(moved_aside)), lock_fd_(lock_fd), db_(db) {}
 
 SqliteJobJournal::~SqliteJobJournal() {
-  absl::MutexLock lock(&mu_);
-  sqlite3_close(db_);
+  {
+    absl::MutexLock lock(&mu_);
+    sqlite3_close(db_);
+  }
+  ::close(lock_fd_);  // the next daemon on this state_dir may start
 }
 
 void SqliteJobJournal::RecordAccepted(const JournalJob& j) {

@@ -14,6 +14,11 @@
 // it is logged and renamed to state.db.corrupt-<UTC time> (with its -wal and
 // -shm files), and a fresh store is created beside it.
 //
+// One daemon per state_dir: Open takes an exclusive flock on
+// <state_dir>/state.lock for the journal's life, so a second daemon started
+// on the same directory by mistake fails to start (JournalError) instead of
+// queueing the same jobs again and proving them twice.
+//
 // Locking: mu_ guards the one connection; a leaf lock (nothing is called
 // under it but SQLite).
 #include <memory>
@@ -45,10 +50,11 @@ class SqliteJobJournal final : public JobJournal {
   std::vector<JournalJob> LoadAll() override;
 
  private:
-  SqliteJobJournal(std::string path, std::string moved_aside, sqlite3* db);
+  SqliteJobJournal(std::string path, std::string moved_aside, int lock_fd, sqlite3* db);
 
   const std::string path_;
   const std::string moved_aside_;
+  const int lock_fd_;  // holds the flock on state.lock; closed last
   mutable absl::Mutex mu_;
   sqlite3* const db_ ABSL_GUARDED_BY(mu_);  // (the pointer is constant; its use is guarded)
 };

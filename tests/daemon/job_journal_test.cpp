@@ -236,18 +236,20 @@ TEST(ProverJournal, AStartKeepsFinishedJobsDeletesExpiredOnesAndFailsUnreadableO
   o.param_cache = test::ParamCache();
   o.state_dir = dir.path();
   o.job_retention = std::chrono::hours(1);
-  Prover prover(o);
-  const auto t = std::chrono::steady_clock::now();
-  const JobView done = prover.tracker().Await("done", t);
-  EXPECT_EQ(done.state, JobState::kCompleted);
-  EXPECT_EQ(done.proof, std::vector<uint8_t>(192, 5));
-  EXPECT_EQ(prover.tracker().Join("done", Entry("done", "done").digest), "done");  // a retry gets it at once
-  EXPECT_THROW(prover.tracker().Await("expired", t), JobNotFoundError);
-  const JobView unreadable = prover.tracker().Await("unreadable", t);
-  EXPECT_EQ(unreadable.state, JobState::kFailed);
-  EXPECT_NE(unreadable.error.find("not queued again after the daemon restarted: job record"), std::string::npos)
-      << unreadable.error;
-  prover.Shutdown(t);
+  {
+    Prover prover(o);
+    const auto t = std::chrono::steady_clock::now();
+    const JobView done = prover.tracker().Await("done", t);
+    EXPECT_EQ(done.state, JobState::kCompleted);
+    EXPECT_EQ(done.proof, std::vector<uint8_t>(192, 5));
+    EXPECT_EQ(prover.tracker().Join("done", Entry("done", "done").digest), "done");  // a retry gets it at once
+    EXPECT_THROW(prover.tracker().Await("expired", t), JobNotFoundError);
+    const JobView unreadable = prover.tracker().Await("unreadable", t);
+    EXPECT_EQ(unreadable.state, JobState::kFailed);
+    EXPECT_NE(unreadable.error.find("not queued again after the daemon restarted: job record"), std::string::npos)
+        << unreadable.error;
+    prover.Shutdown(t);
+  }  // the journal closes with it (one journal per state_dir)
   std::vector<std::string> ids;
   for (const JournalJob& e : SqliteJobJournal::Open(dir.path())->LoadAll()) ids.push_back(e.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"done", "unreadable"}));  // the failure is recorded too
@@ -296,6 +298,20 @@ TEST(SqliteJobJournal, TruncatedStoreIsMovedAside) {
   const std::string half = whole.substr(0, whole.size() / 2);
   WriteFile(db, half);
   ExpectMovedAside(dir.path(), half, "truncated");
+}
+
+// A second journal (daemon) on the same state_dir is refused while the first lives.
+TEST(SqliteJobJournal, OneJournalPerStateDir) {
+  TempDir dir;
+  auto first = SqliteJobJournal::Open(dir.path());
+  try {
+    SqliteJobJournal::Open(dir.path());
+    ADD_FAILURE() << "a second journal opened the same state_dir";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another cuzk-daemon"), std::string::npos) << e.what();
+  }
+  first.reset();
+  EXPECT_NO_THROW(SqliteJobJournal::Open(dir.path()));  // the lock went with it
 }
 
 // What a submit pays for durability: one fsync'd transaction. Printed for
