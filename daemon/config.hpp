@@ -41,8 +41,8 @@ struct Config {
     std::chrono::milliseconds shutdown_grace{30'000};    // SIGTERM: running jobs get this long
     std::chrono::milliseconds job_retention{600'000};    // finished jobs kept for late AwaitProof
     uint64_t max_message_bytes = 512ull << 20;           // gRPC send/receive limit (>= 256 MiB)
-    // Threads for the synchronous RPCs (submit, status, cancel, preload);
-    // AwaitProof and Prove wait on the callback API and hold none.
+    // Threads of the service's RpcPool: the work of every call (submit,
+    // status, cancel, preload); a waiting AwaitProof or Prove holds none.
     uint32_t rpc_threads = 16;
     // Unix socket of `listen`: its mode (0660: the owner and the group that
     // Curio runs in; bits for others are refused) and group ("" = the
