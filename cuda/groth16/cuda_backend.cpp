@@ -448,17 +448,20 @@ groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pen
 }
 
 void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) {
+  using Clock = std::chrono::steady_clock;
   std::lock_guard lock(impl_->mu);
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   ScopedDevice on(impl_->device);
   ResidentKey& key = impl_->Resident(pk);
+  const auto t1 = Clock::now();
   if (circuit && pk.h_form == groth16::HQueryForm::kBellperson) {
     impl_->CircuitOnDevice(key, *circuit);
     Reserve(impl_->gpu->z, circuit->num_variables());
   }
   for (auto& side : impl_->gpu->abc) Reserve(side, pk.domain_size());
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
-  impl_->stats.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+  impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
 }
 
 CudaBackendStats CudaBackend::Stats() const {

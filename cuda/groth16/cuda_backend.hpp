@@ -103,7 +103,8 @@ struct CudaBackendStats {
   double compact_witness_ms = 0;        // host: r1cs::CompactWitnessOf
   double abc_eval_ms = 0;               // upload, expansion, a/b/c evaluation and check (host wall clock)
   uint64_t resident_circuit_bytes = 0;  // device memory held by compact circuits now
-  double prepare_ms = 0;                // Prepare: uploads done before any proof
+  double prepare_bases_ms = 0;          // Prepare: the bases' conversion and upload (wall clock)
+  double prepare_circuit_ms = 0;        // Prepare: the circuit's compaction and upload
 };
 
 class CudaBackend final : public groth16::Backend {

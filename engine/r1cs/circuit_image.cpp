@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <future>
 #include <type_traits>
 #include <vector>
 
@@ -123,9 +124,16 @@ CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsig
   CompiledCircuit c;
   c.num_inputs = meta.num_inputs;
   c.num_aux = meta.num_aux;
-  c.a = ReadMatrix(r, "a", meta.rows, meta.nonzeros[0], variables, threads);
-  c.b = ReadMatrix(r, "b", meta.rows, meta.nonzeros[1], variables, threads);
-  c.c = ReadMatrix(r, "c", meta.rows, meta.nonzeros[2], variables, threads);
+  // The three matrices at the same time (as the key image's sections: sizing
+  // each vector is a one-thread pass).
+  auto matrix = [&](const char* name, uint64_t nonzeros, CsrMatrix& out) {
+    return std::async(std::launch::async, [&r, name, rows = meta.rows, nonzeros, variables, threads, &out] {
+      out = ReadMatrix(r, name, rows, nonzeros, variables, threads);
+    });
+  };
+  std::future<void> parts[] = {matrix("a", meta.nonzeros[0], c.a), matrix("b", meta.nonzeros[1], c.b),
+                               matrix("c", meta.nonzeros[2], c.c)};
+  for (auto& part : parts) part.get();
   c.a_density = ReadDensity(r, "a_density", meta.a_density_bits);
   c.b_density = ReadDensity(r, "b_density", meta.b_density_bits);
   return c;
