@@ -18,7 +18,10 @@ for cfg in docker/cuzk.docker.toml deploy/cuzk.toml; do
   # may already have looked, so a reused file could show the previous READY.
   rm -f "$tmp/out" "$tmp/err"
   : >"$tmp/out"
-  "$daemon" --config "$repo/$cfg" --listen 127.0.0.1:0 --status-listen 127.0.0.1:0 >"$tmp/out" 2>"$tmp/err" &
+  # The job journal into this run's directory, not the real deployment's
+  # /var/lib/cuzk (which need not exist here, and must not be written).
+  sed "s|^state_dir = .*|state_dir = \"$tmp/state\"|" "$repo/$cfg" >"$tmp/config.toml"
+  "$daemon" --config "$tmp/config.toml" --listen 127.0.0.1:0 --status-listen 127.0.0.1:0 >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 150); do
     grep -q '^READY ' "$tmp/out" 2>/dev/null && break
