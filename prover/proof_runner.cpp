@@ -117,9 +117,12 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params) {
       const auto t0 = std::chrono::steady_clock::now();
       try {
         gpu->Prepare(params->pk, circuit);
-        spdlog::info("GPU_PREPARE,device={},ms={:.0f},resident_base_bytes={},resident_circuit_bytes={}", device,
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                     gpu->Stats().resident_base_bytes, gpu->Stats().resident_circuit_bytes);
+        const cuda::CudaBackendStats s = gpu->Stats();
+        spdlog::info(
+            "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},resident_base_bytes={},"
+            "resident_circuit_bytes={}",
+            device, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+            s.prepare_bases_ms, s.prepare_circuit_ms, s.resident_base_bytes, s.resident_circuit_bytes);
       } catch (const std::exception& e) {
         // Not fatal: the first proof uploads what is missing, as without Prepare.
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
