@@ -61,7 +61,9 @@ TEST(DaemonFallback, SnapDealsForwardedToAnotherDaemonCompletesWithItsVerifiedPr
   v1::SubmitProofResponse refused;
   grpc::Status s = Submit(*stub, large, &refused);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(4));
+  // (In a process with no gRPC server polling, the callback client took 10 s
+  // for a 4 MB call: two 5 s backup polls. A's server threads poll for it.)
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(8));
 
   // SubmitProof through A: B holds the job, A names it "fallback-" + B's id.
   v1::SubmitProofResponse submitted;
@@ -98,8 +100,11 @@ TEST(DaemonFallback, SnapDealsForwardedToAnotherDaemonCompletesWithItsVerifiedPr
   EXPECT_EQ(proved.result().status(), v1::AwaitProofResponse::COMPLETED) << proved.result().error_message();
   EXPECT_EQ(proved.result().job_id(), "fallback-fwd-prove");
   EXPECT_TRUE(VerifyFixtureProof(proved.result().proof()));
-  EXPECT_NE(b.Log().find("job fwd-prove completed"), std::string::npos) << b.Log();
-  EXPECT_EQ(a.Log().find("job fwd-prove"), std::string::npos) << a.Log();  // A proved nothing
+  // B proved it; A proved nothing (its own counter: GetStatus adds only the fallback's queues).
+  ASSERT_TRUE(b.Stub()->GetStatus(Ctx().get(), v1::GetStatusRequest(), &st_b).ok());
+  ASSERT_TRUE(stub->GetStatus(Ctx().get(), v1::GetStatusRequest(), &st_a).ok());
+  EXPECT_EQ(st_b.total_proofs_completed(), 1u);
+  EXPECT_EQ(st_a.total_proofs_completed(), 0u);
 
   // B stops: A answers UNAVAILABLE naming the fallback, and keeps serving.
   EXPECT_EQ(b.Signal(SIGTERM), 0);
