@@ -252,6 +252,7 @@ Schema MakeSchema(Config& c) {
       {"logging",
        {{"level", OneOf(c.logging.level, {"trace", "debug", "info", "warn", "error", "critical", "off"})},
         {"format", OneOf(c.logging.format, {"text", "json"})}}},
+      {"testing", {{"synthesis_delay", Duration(c.testing.synthesis_delay, std::chrono::hours(1))}}},
   };
 }
 
@@ -327,7 +328,8 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   r.pacer_target = double(c.pipeline.max_gpu_queue_depth);  // 0 = the pacer's default (8)
   r.max_run_ahead = c.pipeline.max_parallel_synthesis;      // hard ceiling beside the pacer
   r.pinned_limit = c.memory.pinned_limit;                   // page-locked a/b/c bytes at most
-  r.witness_only = c.pipeline.witness_only;                 // GPU workers: a/b/c on the GPU
+  r.synthesis_delay = c.testing.synthesis_delay;
+  r.witness_only = c.pipeline.witness_only;  // GPU workers: a/b/c on the GPU
   return o;
 }
 

@@ -111,6 +111,9 @@ struct Config {
     std::string level = "info";   // trace, debug, info, warn, error, critical, off
     std::string format = "text";  // text | json (one JSON object per line)
   } logging;
+  struct Testing {  // tests and drills only (RunnerOptions::synthesis_delay)
+    std::chrono::milliseconds synthesis_delay{0};
+  } testing;
 };
 
 // "<digits><unit>" as documented above; throws ConfigError naming `key`.

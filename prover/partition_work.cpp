@@ -1,5 +1,7 @@
 #include "prover/partition_work.hpp"
 
+#include <thread>
+
 #include <spdlog/spdlog.h>
 
 #include <bit>
@@ -145,17 +147,26 @@ scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisF
 }
 
 PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
-                             unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for)
+                             unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for,
+                             std::chrono::milliseconds synthesis_delay)
     : job_(std::move(job)),
       form_(form),
       bytes_(bytes),
       engine_threads_(engine_threads),
-      backend_for_(std::move(backend_for)) {}
+      backend_for_(std::move(backend_for)),
+      synthesis_delay_(synthesis_delay) {}
 
 std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler::PartitionContext& ctx) {
   auto out = std::make_unique<Synthesized>();
   out->params = job_->params.Get(&ctx.input_wait_ms);
   ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
+  // Testing only (RunnerOptions::synthesis_delay): checked every 10 ms, so a
+  // cancel or a shutdown ends it at once.
+  for (const auto until = std::chrono::steady_clock::now() + synthesis_delay_;
+       std::chrono::steady_clock::now() < until;) {
+    ctx.cancel.ThrowIfCancelled();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   groth16::ProveOptions::AbcMemoryFn abc_memory;
   if (form_ == SynthesisForm::kAbcPinned)
     abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };

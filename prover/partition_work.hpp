@@ -50,6 +50,7 @@
 // copies z after them (ProveOptions::abc_memory), so the copies to the GPU
 // run at pinned line rate; the buffer returns to the pool when ProveStart
 // lets go of a/b/c. snarkjs keys and CPU-backend workers keep pageable vectors.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -80,8 +81,10 @@ class PartitionWork final : public scheduler::JobWork {
  public:
   // backend_for(device): the backend of a device (-1: the CPU backend); it
   // must outlive the work.
+  // synthesis_delay: RunnerOptions::synthesis_delay (testing).
   PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
-                unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for);
+                unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for,
+                std::chrono::milliseconds synthesis_delay = {});
 
   scheduler::PartitionBytes EstimateBytes(uint32_t partition) const override { return bytes_; }
   std::unique_ptr<scheduler::StageData> Synthesize(const scheduler::PartitionContext& ctx) override;
@@ -97,6 +100,7 @@ class PartitionWork final : public scheduler::JobWork {
   const scheduler::PartitionBytes bytes_;
   const unsigned engine_threads_;
   const std::function<groth16::Backend&(int)> backend_for_;
+  const std::chrono::milliseconds synthesis_delay_;
 };
 
 }  // namespace cuzk::prover

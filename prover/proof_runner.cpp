@@ -162,8 +162,9 @@ void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {
   req.on_stage = [this, id = job->id](uint32_t p, const PartitionStatus& s) { observer_->OnPartitionStage(id, p, s); };
   req.on_done = [this, key](JobResult r) { OnDone(key, std::move(r)); };
   req.on_released = [this, key] { OnReleased(key); };
-  req.work = std::make_shared<PartitionWork>(std::move(job), form, bytes, options_.engine_threads,
-                                             [this](int device) -> groth16::Backend& { return BackendFor(device); });
+  req.work = std::make_shared<PartitionWork>(
+      std::move(job), form, bytes, options_.engine_threads,
+      [this](int device) -> groth16::Backend& { return BackendFor(device); }, options_.synthesis_delay);
   try {
     pipeline_->Submit(std::move(req));
   } catch (const memory::BudgetExceededError&) {

@@ -53,8 +53,13 @@ struct RunnerOptions {
   unsigned engine_threads = 0;        // threads of each engine call (witness, a/b/c, CPU NTT/MSM); 0 = all
   std::vector<int> gpu_devices = {};  // CUDA ordinals; empty: every device present (CUDA build)
   bool cpu_workers = false;           // true: CPU-backend workers even with GPUs present
-  unsigned workers_per_device = 2;    // GPU workers per device
-  unsigned cpu_backend_workers = 1;   // workers when there is no GPU (each engine call already uses engine_threads)
+  // Testing and drills ([testing] synthesis_delay_ms): every synthesis first
+  // waits this long (a cancel ends the wait), so a job stays "running" for a
+  // known time on any machine: on a GPU host a 2 KiB job is over before a
+  // test can observe it running. 0 (the default) in production.
+  std::chrono::milliseconds synthesis_delay{0};
+  unsigned workers_per_device = 2;   // GPU workers per device
+  unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the
   // parameter sets to it); must outlive the runner. nullptr: the runner makes

@@ -282,7 +282,8 @@ TEST(DaemonIntegration, CancelQueuedAndRunningJobsAndPriorityOrder) {
 }
 
 TEST(DaemonIntegration, SigtermWithRunningAndQueuedJobsExitsZero) {
-  DaemonProcess d("shutdown_grace = \"1s\"");
+  // Job a must still run at the signal on any machine (the delay ends on the cancel).
+  DaemonProcess d("shutdown_grace = \"1s\"\n[testing]\nsynthesis_delay = \"60s\"\n");
   auto stub = d.Stub();
   const std::string a = MustSubmit(*stub, FixtureSnapRequest("a"));
   const std::string b = MustSubmit(*stub, FixtureSnapRequest("b"));

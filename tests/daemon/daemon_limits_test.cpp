@@ -54,7 +54,8 @@ TEST(DaemonLimits, ASecondDaemonOnTheSameTcpPortFailsToStart) {
 }
 
 TEST(DaemonLimits, AwaitTimeoutsTooLargeForADeadlineAreRefused) {
-  DaemonProcess d("");
+  // The job must outlast the awaits below on any machine (a GPU proves 2 KiB in well under a second).
+  DaemonProcess d("[testing]\nsynthesis_delay = \"20s\"\n");
   auto stub = d.Stub();
   v1::SubmitProofRequest req = FixtureSnapRequest("limits");
   const std::string id = MustSubmit(*stub, req);

@@ -157,7 +157,10 @@ void PreloadParams(v1::ProvingEngine::Stub& stub) {
 // together, each proof verifies, and afterwards nothing is reserved.
 TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreReleased) {
   // logging at info: the TIMELINE lines are the synthesis overlap's record.
-  DaemonProcess d("[pipeline]\nenabled = true\nsynthesis_concurrency = 3\n[logging]\nlevel = \"info\"\n");
+  // The three jobs must overlap in synthesis on any machine (a GPU host proves 2 KiB in well under a second).
+  DaemonProcess d(
+      "[pipeline]\nenabled = true\nsynthesis_concurrency = 3\n[logging]\nlevel = \"info\"\n[testing]\n"
+      "synthesis_delay = \"2s\"\n");
   ASSERT_GT(d.status_port(), 0);
   auto stub = d.Stub();
   PreloadParams(*stub);
@@ -253,7 +256,8 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
 // A job cancelled while its partition synthesizes ends CANCELLED and its
 // reservation is given back, while the job beside it still completes.
 TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAnotherCompletes) {
-  DaemonProcess d("[pipeline]\nenabled = true\nsynthesis_concurrency = 2\n");
+  // Both jobs synthesizing at once, long enough to be seen by /status, on any machine.
+  DaemonProcess d("[pipeline]\nenabled = true\nsynthesis_concurrency = 2\n[testing]\nsynthesis_delay = \"3s\"\n");
   ASSERT_GT(d.status_port(), 0);
   auto stub = d.Stub();
   PreloadParams(*stub);

@@ -22,10 +22,21 @@ namespace cuzk::test {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string FixtureDir() { return CUZK_DAEMON_FIXTURE_DIR; }
+namespace {
+// The build's paths, unless the environment names others: the daemon tests
+// also run on a GPU host from a bundle (tools/gpu-host/daemon_tests_run.sh),
+// where the build tree does not exist.
+std::string FromEnv(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+std::string DaemonBin() { return FromEnv("CUZK_DAEMON_BIN", CUZK_DAEMON_BIN); }
+}  // namespace
+
+std::string FixtureDir() { return FromEnv("CUZK_DAEMON_FIXTURE_DIR", CUZK_DAEMON_FIXTURE_DIR); }
 std::string SectorDir() { return FixtureDir() + "/sector-2k"; }
 std::string ParamCache() { return FixtureDir() + "/params"; }
-std::string R1csFixtureDir() { return CUZK_DAEMON_R1CS_FIXTURE_DIR; }
+std::string R1csFixtureDir() { return FromEnv("CUZK_DAEMON_R1CS_FIXTURE_DIR", CUZK_DAEMON_R1CS_FIXTURE_DIR); }
 
 namespace {
 
@@ -49,6 +60,7 @@ std::string ReadText(const std::string& path) {
 
 // fork + exec of the daemon with stdout to a pipe and stderr to `log`.
 pid_t Spawn(const std::string& config, const std::string& log, int* stdout_fd) {
+  const std::string bin = DaemonBin();  // no allocation in the child (other threads may hold malloc's lock)
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
   pid_t pid = fork();
@@ -59,7 +71,7 @@ pid_t Spawn(const std::string& config, const std::string& log, int* stdout_fd) {
     if (err) dup2(fileno(err), STDERR_FILENO);
     close(fds[0]);
     close(fds[1]);
-    execl(CUZK_DAEMON_BIN, CUZK_DAEMON_BIN, "--config", config.c_str(), static_cast<char*>(nullptr));
+    execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);

@@ -48,7 +48,10 @@ bool WaitFor(const std::function<bool()>& condition, seconds timeout) {
 }
 
 TEST(DaemonWaiters, ThousandConcurrentAwaitCallersOnASmallThreadPoolAreAllAnswered) {
-  DaemonProcess d("rpc_threads = 4\n");  // appended to the [daemon] table
+  // rpc_threads is appended to the [daemon] table; the synthesis delay keeps
+  // the job running while the callers register, on any machine (a GPU host
+  // proves 2 KiB in well under a second).
+  DaemonProcess d("rpc_threads = 4\n[testing]\nsynthesis_delay = \"15s\"\n");
   auto stub = d.Stub();
   const std::string id = MustSubmit(*stub, FixtureSnapRequest("waiters"));
   ASSERT_FALSE(id.empty());
@@ -76,6 +79,19 @@ TEST(DaemonWaiters, ThousandConcurrentAwaitCallersOnASmallThreadPoolAreAllAnswer
       c->done = true;
     }
   });
+  // A failed ASSERT returns early: the queue is shut down and the collector
+  // joined on every way out (a joinable std::thread would terminate the test).
+  struct JoinOnExit {
+    grpc::CompletionQueue& cq;
+    std::thread& t;
+    std::vector<std::unique_ptr<Call>>& calls;
+    ~JoinOnExit() {
+      if (!t.joinable()) return;
+      for (auto& c : calls) c->ctx.TryCancel();  // so every call completes now
+      cq.Shutdown();
+      t.join();
+    }
+  } join_on_exit{cq, collector, calls};
   for (int i = 0; i < kWaiters; ++i) start(0);  // until the job ends
   for (int i = 0; i < kHangUps; ++i) start(0);  // cancelled by the client below
 
