@@ -110,8 +110,9 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params) {
   const r1cs::CompiledCircuit* circuit =
       preferred_form_ == SynthesisForm::kWitness && !params->generic ? &params->circuit : nullptr;
   absl::MutexLock lock(&prepare_mu_);
-  for (const auto& [device, backend] : gpu_backends_) {
-    auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get());
+  for (const auto& entry : gpu_backends_) {
+    const int device = entry.first;  // a plain variable: clang 14 cannot capture a structured binding
+    auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get());
     if (!gpu) continue;
     preparers_.emplace_back([gpu, device, params, circuit] {
       const auto t0 = std::chrono::steady_clock::now();
