@@ -172,13 +172,8 @@ void SrsImageCache::WaitForWrites() {
 }
 
 void SrsImageCache::Shutdown() {
-  cancel_ = true;
-  std::vector<std::thread> writers;
-  {
-    absl::MutexLock lock(&mu_);
-    writers.swap(writers_);
-  }
-  for (auto& t : writers) t.join();
+  cancel_ = true;  // a write in progress stops at its next chunk; no new one starts
+  WaitForWrites();
 }
 
 }  // namespace cuzk::prover

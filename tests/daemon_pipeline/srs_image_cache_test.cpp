@@ -56,22 +56,29 @@ void ExpectSameSet(const LoadedParams& x, const LoadedParams& y) {
   EXPECT_EQ(x.resident_bytes, y.resident_bytes);
 }
 
+// One registry's load of the 2 KiB set with `cache`, once its image writes are done.
+struct Load {
+  std::shared_ptr<const LoadedParams> params;
+  SrsImageCache::Stats stats;
+};
+Load LoadWith(const std::string& cache) {
+  SrsRegistry srs(ParamDir(), 0, cache);
+  Load load{srs.Acquire("snap-2k").Get(nullptr), {}};
+  srs.images().WaitForWrites();
+  load.stats = srs.images().stats();
+  return load;
+}
+
 TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
   TempDir dir;
   const std::string cache = (dir.path / "images").string();
 
-  std::shared_ptr<const LoadedParams> first;
-  {
-    SrsRegistry srs(ParamDir(), 0, cache);
-    first = srs.Acquire("snap-2k").Get(nullptr);
-    srs.images().WaitForWrites();
-    const SrsImageCache::Stats s = srs.images().stats();
-    EXPECT_EQ(s.circuit_hits + s.key_hits, 0u);
-    EXPECT_EQ(s.circuit_writes, 1u);
-    EXPECT_EQ(s.key_writes, 1u);
-    EXPECT_GT(s.bytes_written, first->resident_bytes / 2);
-  }
+  const Load first = LoadWith(cache);
+  EXPECT_EQ(first.stats.circuit_hits + first.stats.key_hits, 0u);
+  EXPECT_EQ(first.stats.circuit_writes, 1u);
+  EXPECT_EQ(first.stats.key_writes, 1u);
+  EXPECT_GT(first.stats.bytes_written, first.params->resident_bytes / 2);
   ASSERT_TRUE(fs::exists(fs::path(cache) / "snap-2k.circuit-image"));
   std::string key_path;
   for (const auto& f : fs::directory_iterator(cache)) {
@@ -80,14 +87,11 @@ TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
   ASSERT_FALSE(key_path.empty());
 
   {
-    SrsRegistry srs(ParamDir(), 0, cache);
-    std::shared_ptr<const LoadedParams> second = srs.Acquire("snap-2k").Get(nullptr);
-    srs.images().WaitForWrites();
-    const SrsImageCache::Stats s = srs.images().stats();
-    EXPECT_EQ(s.circuit_hits, 1u);
-    EXPECT_EQ(s.key_hits, 1u);
-    EXPECT_EQ(s.circuit_writes + s.key_writes + s.rebuilds, 0u);
-    ExpectSameSet(*first, *second);
+    const Load second = LoadWith(cache);
+    EXPECT_EQ(second.stats.circuit_hits, 1u);
+    EXPECT_EQ(second.stats.key_hits, 1u);
+    EXPECT_EQ(second.stats.circuit_writes + second.stats.key_writes + second.stats.rebuilds, 0u);
+    ExpectSameSet(*first.params, *second.params);
   }
 
   // One byte of the key image's points changed: the digest refuses it, the
@@ -102,21 +106,14 @@ TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
     f.write(&c, 1);
   }
   {
-    SrsRegistry srs(ParamDir(), 0, cache);
-    std::shared_ptr<const LoadedParams> third = srs.Acquire("snap-2k").Get(nullptr);
-    srs.images().WaitForWrites();
-    const SrsImageCache::Stats s = srs.images().stats();
-    EXPECT_EQ(s.circuit_hits, 1u);
-    EXPECT_EQ(s.key_hits, 0u);
-    EXPECT_EQ(s.rebuilds, 1u);
-    EXPECT_EQ(s.key_writes, 1u);
-    ExpectSameSet(*first, *third);
+    const Load third = LoadWith(cache);
+    EXPECT_EQ(third.stats.circuit_hits, 1u);
+    EXPECT_EQ(third.stats.key_hits, 0u);
+    EXPECT_EQ(third.stats.rebuilds, 1u);
+    EXPECT_EQ(third.stats.key_writes, 1u);
+    ExpectSameSet(*first.params, *third.params);
   }
-  {
-    SrsRegistry srs(ParamDir(), 0, cache);
-    srs.Acquire("snap-2k").Get(nullptr);
-    EXPECT_EQ(srs.images().stats().key_hits, 1u) << "the rewritten image is good";
-  }
+  EXPECT_EQ(LoadWith(cache).stats.key_hits, 1u) << "the rewritten image is good";
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {
