@@ -252,7 +252,9 @@ Schema MakeSchema(Config& c) {
       {"logging",
        {{"level", OneOf(c.logging.level, {"trace", "debug", "info", "warn", "error", "critical", "off"})},
         {"format", OneOf(c.logging.format, {"text", "json"})}}},
-      {"testing", {{"synthesis_delay", Duration(c.testing.synthesis_delay, std::chrono::hours(1))}}},
+      {"testing",
+       {{"synthesis_delay", Duration(c.testing.synthesis_delay, std::chrono::hours(1))},
+        {"gpu_delay", Duration(c.testing.gpu_delay, std::chrono::hours(1))}}},
   };
 }
 
@@ -329,6 +331,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   r.max_run_ahead = c.pipeline.max_parallel_synthesis;      // hard ceiling beside the pacer
   r.pinned_limit = c.memory.pinned_limit;                   // page-locked a/b/c bytes at most
   r.synthesis_delay = c.testing.synthesis_delay;
+  r.gpu_delay = c.testing.gpu_delay;
   r.witness_only = c.pipeline.witness_only;  // GPU workers: a/b/c on the GPU
   return o;
 }

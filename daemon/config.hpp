@@ -113,6 +113,7 @@ struct Config {
   } logging;
   struct Testing {  // tests and drills only (RunnerOptions::synthesis_delay)
     std::chrono::milliseconds synthesis_delay{0};
+    std::chrono::milliseconds gpu_delay{0};
   } testing;
 };
 

@@ -50,6 +50,16 @@ groth16::AbcMemory LeasedAbcMemory(const scheduler::PartitionContext& ctx, size_
 // proof; GENERIC_R1CS: the job's own assignment (one "partition"). a/b/c come
 // from PrepareProverInput, which also checks that every row holds (a corrupt
 // vanilla proof fails there, naming the row).
+// Testing only (RunnerOptions::synthesis_delay, gpu_delay): a stage waits
+// this long first, checking the cancel every 10 ms so that a cancel or a
+// shutdown ends the wait at once.
+void TestingDelay(std::chrono::milliseconds delay, const scheduler::CancelToken& cancel) {
+  for (const auto until = std::chrono::steady_clock::now() + delay; std::chrono::steady_clock::now() < until;) {
+    cancel.ThrowIfCancelled();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 // The two steps of synthesis, timed apart (the SYNTH_TIMING line).
 struct SynthesisTimes {
   double witness_ms = 0;  // z
@@ -148,25 +158,20 @@ scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisF
 
 PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
                              unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for,
-                             std::chrono::milliseconds synthesis_delay)
+                             std::chrono::milliseconds synthesis_delay, std::chrono::milliseconds gpu_delay)
     : job_(std::move(job)),
       form_(form),
       bytes_(bytes),
       engine_threads_(engine_threads),
       backend_for_(std::move(backend_for)),
-      synthesis_delay_(synthesis_delay) {}
+      synthesis_delay_(synthesis_delay),
+      gpu_delay_(gpu_delay) {}
 
 std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler::PartitionContext& ctx) {
   auto out = std::make_unique<Synthesized>();
   out->params = job_->params.Get(&ctx.input_wait_ms);
   ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
-  // Testing only (RunnerOptions::synthesis_delay): checked every 10 ms, so a
-  // cancel or a shutdown ends it at once.
-  for (const auto until = std::chrono::steady_clock::now() + synthesis_delay_;
-       std::chrono::steady_clock::now() < until;) {
-    ctx.cancel.ThrowIfCancelled();
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  TestingDelay(synthesis_delay_, ctx.cancel);
   groth16::ProveOptions::AbcMemoryFn abc_memory;
   if (form_ == SynthesisForm::kAbcPinned)
     abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
@@ -183,6 +188,7 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
 
 std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::PartitionContext& ctx,
                                                               std::unique_ptr<scheduler::StageData> synthesized) {
+  TestingDelay(gpu_delay_, ctx.cancel);
   auto& s = dynamic_cast<Synthesized&>(*synthesized);
   auto out = std::make_unique<Pending>();
   out->params = s.params;

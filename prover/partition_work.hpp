@@ -81,10 +81,10 @@ class PartitionWork final : public scheduler::JobWork {
  public:
   // backend_for(device): the backend of a device (-1: the CPU backend); it
   // must outlive the work.
-  // synthesis_delay: RunnerOptions::synthesis_delay (testing).
+  // synthesis_delay, gpu_delay: RunnerOptions' (testing).
   PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm form, scheduler::PartitionBytes bytes,
                 unsigned engine_threads, std::function<groth16::Backend&(int device)> backend_for,
-                std::chrono::milliseconds synthesis_delay = {});
+                std::chrono::milliseconds synthesis_delay = {}, std::chrono::milliseconds gpu_delay = {});
 
   scheduler::PartitionBytes EstimateBytes(uint32_t partition) const override { return bytes_; }
   std::unique_ptr<scheduler::StageData> Synthesize(const scheduler::PartitionContext& ctx) override;
@@ -101,6 +101,7 @@ class PartitionWork final : public scheduler::JobWork {
   const unsigned engine_threads_;
   const std::function<groth16::Backend&(int)> backend_for_;
   const std::chrono::milliseconds synthesis_delay_;
+  const std::chrono::milliseconds gpu_delay_;
 };
 
 }  // namespace cuzk::prover

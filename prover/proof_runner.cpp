@@ -165,7 +165,8 @@ void ProofRunner::Enqueue(std::shared_ptr<ProofJob> job) {
   req.on_released = [this, key] { OnReleased(key); };
   req.work = std::make_shared<PartitionWork>(
       std::move(job), form, bytes, options_.engine_threads,
-      [this](int device) -> groth16::Backend& { return BackendFor(device); }, options_.synthesis_delay);
+      [this](int device) -> groth16::Backend& { return BackendFor(device); }, options_.synthesis_delay,
+      options_.gpu_delay);
   try {
     pipeline_->Submit(std::move(req));
   } catch (const memory::BudgetExceededError&) {

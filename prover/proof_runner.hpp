@@ -58,6 +58,9 @@ struct RunnerOptions {
   // known time on any machine: on a GPU host a 2 KiB job is over before a
   // test can observe it running. 0 (the default) in production.
   std::chrono::milliseconds synthesis_delay{0};
+  // The same for the GPU stage ([testing] gpu_delay): the worker holds the
+  // partition this long before ProveStart, so GetStatus can be seen naming it.
+  std::chrono::milliseconds gpu_delay{0};
   unsigned workers_per_device = 2;   // GPU workers per device
   unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
