@@ -32,10 +32,21 @@ build=${CUZK_SANITIZE_BUILD_DIR:-build-$mode}
 nice_level=${CUZK_SANITIZE_NICE:-15}
 cxx=${CUZK_SANITIZE_CXX:-g++}
 cc=${CUZK_SANITIZE_CC:-gcc}
-targets=${CUZK_SANITIZE_TARGETS:-"budget_test pinned_pool_test partition_queue_test dispatch_pacer_test
-  dispatch_decision_test pipeline_test timeline_test simulator_test job_tracker_test daemon_config_test
-  request_validation_test daemon_integration_test daemon_waiters_test daemon_limits_test
-  daemon_pipeline_status_test daemon_generic_test daemon_pipeline_test cuzk-daemon cuzk-cli cuzk-load"}
+# The unit tests: scheduler, memory, prover and daemon parts without a daemon
+# process, and the engine tests that are CPU-only and quick under a sanitizer
+# (not the slow ones, the GPU ones, nor those that run Node.js oracles for minutes).
+unit_targets="budget_test pinned_pool_test partition_queue_test dispatch_pacer_test dispatch_decision_test
+  pipeline_test timeline_test simulator_test job_tracker_test daemon_config_test auth_token_test
+  http_connection_pool_test request_scan_test service_options_test
+  ${CUZK_SANITIZE_ENGINE_TESTS-cache_images_test}"
+# The daemon tests (real daemons over gRPC, the journal, the fallback engine) and
+# the pipeline/prover tests (ProofRunner on the scheduler, SrsImageCache). Not
+# daemon_gpu_status_test: it needs a GPU and skips itself without one.
+daemon_targets="request_validation_test daemon_integration_test daemon_waiters_test daemon_limits_test
+  daemon_requests_test daemon_fallback_test daemon_pipeline_status_test daemon_transport_test
+  daemon_request_id_test job_journal_test daemon_journal_test daemon_generic_test
+  daemon_pipeline_test srs_image_cache_test"
+targets=${CUZK_SANITIZE_TARGETS:-"$unit_targets $daemon_targets cuzk-daemon cuzk-cli cuzk-load"}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
@@ -48,7 +59,15 @@ if [[ $mode == tsan ]]; then
   lib=$(find /usr/lib /usr/local/lib -name 'libabsl_synchronization.so' 2>/dev/null | head -n 1)
   ns=$(nm -D "$lib" | grep -o '_ZN4absl[0-9a-z_]*5Mutex4LockEv' | head -n 1 | sed 's/^_ZN4absl//; s/5Mutex4LockEv$//')
   [[ -n $ns ]] || { echo "sanitize: cannot find absl::Mutex::Lock in $lib" >&2; exit 2; }
-  "$cxx" -std=c++20 -O1 -g -fPIC -c -DCUZK_ABSL_NS="$ns" tests/sanitize/absl_tsan_shim.cpp -o "$build/absl_tsan_shim.o"
+  # The link lines name the shim's object, but ninja does not know they depend
+  # on it: when it changes, the programs are removed so that ninja links them again.
+  "$cxx" -std=c++20 -O1 -g -fPIC -c -DCUZK_ABSL_NS="$ns" tests/sanitize/absl_tsan_shim.cpp -o "$build/absl_tsan_shim.o.new"
+  if ! cmp -s "$build/absl_tsan_shim.o.new" "$build/absl_tsan_shim.o"; then
+    mv "$build/absl_tsan_shim.o.new" "$build/absl_tsan_shim.o"
+    for t in $targets; do rm -f "$build/bin/$t"; done
+  else
+    rm -f "$build/absl_tsan_shim.o.new"
+  fi
   wraps=$(grep -oE 'CUZK_WRAP(_K)?\([0-9][0-9A-Za-z_]+\)' tests/sanitize/absl_tsan_shim.cpp | sort -u |
     sed -E "s/CUZK_WRAP_K\((.*)\)/-Wl,--wrap=_ZNK4absl${ns}\1/; s/CUZK_WRAP\((.*)\)/-Wl,--wrap=_ZN4absl${ns}\1/" | tr '\n' ' ')
   link_flags="$link_flags $build/absl_tsan_shim.o $wraps -labsl_synchronization -labsl_time"
@@ -74,7 +93,11 @@ rm -rf "$logs"
 mkdir -p "$logs"
 export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
-export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4"
+# TSan: the suppressions of tests/sanitize/tsan.supp (uninstrumented libraries
+# only; each entry says why), and exit code 0 after a report, so that a test
+# fails for its own reasons, not because a daemon it started had a report: the
+# reports are counted from the log files below either way.
+export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4:exitcode=0:suppressions=$root/tests/sanitize/tsan.supp"
 cd "$build"
 rc=0
 if (($#)); then

@@ -12,6 +12,15 @@
 // (deadlock) reports are not available this way. Only calls from our own
 // objects are wrapped: abseil's own internals and gRPC's are not ours to check.
 //
+// A Condition (LockWhen, Await) is evaluated by abseil with the mutex held,
+// but inside the real call: on the waiting thread before its __real_ call
+// returns, or on another thread inside that thread's Unlock (abseil checks
+// the waiters' conditions when it hands the mutex on). Either way it runs
+// before our __tsan_acquire, so its reads of the guarded state would be
+// reported against the last writer. The wrappers therefore pass abseil a
+// Condition of their own that acquires the mutex for TSan and then evaluates
+// the caller's (ShimCondition below).
+//
 // CUZK_ABSL_NS is abseil's inline namespace as it appears in mangled names
 // ("7debian3" for absl::debian3, "12lts_20220623" for absl::lts_20220623);
 // scripts/sanitize.sh reads it from the library's symbols.
@@ -39,6 +48,28 @@ using absl::Mutex;
 using absl::Notification;
 using absl::Time;
 
+namespace {
+
+// The caller's Condition, evaluated between an acquire and a release of the
+// mutex for TSan (abseil only evaluates a Condition with the mutex held). The
+// release matters when another thread evaluates it inside its Unlock: that
+// thread's wrapper has already released, so without it the reads of the
+// evaluation would not happen before the waiter's next writes. Lives on the
+// waiting thread's stack for the whole call, as abseil requires of a Condition.
+struct ShimCondition {
+  const Condition* cond;
+  Mutex* mu;
+  static bool Eval(void* arg) {
+    auto* self = static_cast<ShimCondition*>(arg);
+    __tsan_acquire(self->mu);
+    const bool r = self->cond->Eval();
+    __tsan_release(self->mu);
+    return r;
+  }
+};
+
+}  // namespace
+
 extern "C" {
 
 // ---- Mutex: take ----
@@ -60,12 +91,15 @@ bool CUZK_WRAP(5Mutex7TryLockEv)(Mutex* mu) {
 }
 void CUZK_REAL(5Mutex8LockWhenERKNS0_9ConditionE)(Mutex* mu, const Condition& c);
 void CUZK_WRAP(5Mutex8LockWhenERKNS0_9ConditionE)(Mutex* mu, const Condition& c) {
-  CUZK_REAL(5Mutex8LockWhenERKNS0_9ConditionE)(mu, c);
+  ShimCondition sc{&c, mu};
+  CUZK_REAL(5Mutex8LockWhenERKNS0_9ConditionE)(mu, Condition(&ShimCondition::Eval, &sc));
   __tsan_acquire(mu);
 }
 bool CUZK_REAL(5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)(Mutex* mu, const Condition& c, Time t);
 bool CUZK_WRAP(5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)(Mutex* mu, const Condition& c, Time t) {
-  const bool r = CUZK_REAL(5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, c, t);
+  ShimCondition sc{&c, mu};
+  const bool r =
+      CUZK_REAL(5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, Condition(&ShimCondition::Eval, &sc), t);
   __tsan_acquire(mu);  // held on return either way
   return r;
 }
@@ -85,21 +119,26 @@ void CUZK_WRAP(5Mutex12ReaderUnlockEv)(Mutex* mu) {
 // ---- waits that give the mutex up and take it back ----
 void CUZK_REAL(5Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu, const Condition& c);
 void CUZK_WRAP(5Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu, const Condition& c) {
+  ShimCondition sc{&c, mu};
   __tsan_release(mu);
-  CUZK_REAL(5Mutex5AwaitERKNS0_9ConditionE)(mu, c);
+  CUZK_REAL(5Mutex5AwaitERKNS0_9ConditionE)(mu, Condition(&ShimCondition::Eval, &sc));
   __tsan_acquire(mu);
 }
 bool CUZK_REAL(5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(Mutex* mu, const Condition& c, Time t);
 bool CUZK_WRAP(5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(Mutex* mu, const Condition& c, Time t) {
+  ShimCondition sc{&c, mu};
   __tsan_release(mu);
-  const bool r = CUZK_REAL(5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, c, t);
+  const bool r =
+      CUZK_REAL(5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, Condition(&ShimCondition::Eval, &sc), t);
   __tsan_acquire(mu);
   return r;
 }
 bool CUZK_REAL(5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(Mutex* mu, const Condition& c, Duration d);
 bool CUZK_WRAP(5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(Mutex* mu, const Condition& c, Duration d) {
+  ShimCondition sc{&c, mu};
   __tsan_release(mu);
-  const bool r = CUZK_REAL(5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, c, d);
+  const bool r =
+      CUZK_REAL(5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, Condition(&ShimCondition::Eval, &sc), d);
   __tsan_acquire(mu);
   return r;
 }
