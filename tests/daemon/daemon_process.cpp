@@ -1,6 +1,7 @@
 #include "tests/daemon/daemon_process.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -59,21 +61,36 @@ std::string ReadText(const std::string& path) {
 }
 
 // fork + exec of the daemon with stdout to a pipe and stderr to `log`.
+// Between fork and exec the child only makes system calls: the test process
+// has other threads (gRPC's), and one of them may hold a lock the child
+// would need (malloc's, stdio's: std::fopen took both). The log is opened
+// before the fork, and every descriptor made here is close-on-exec, so a
+// daemon started meanwhile from another thread inherits none of them (a
+// second daemon holding this pipe's write end would keep its reader from
+// seeing EOF after this daemon died).
 pid_t Spawn(const std::string& config, const std::string& log, int* stdout_fd) {
-  const std::string bin = DaemonBin();  // no allocation in the child (other threads may hold malloc's lock)
+  const std::string bin = DaemonBin();
+  const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw std::runtime_error("cannot create " + log + ": " + std::strerror(errno));
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    FILE* err = std::fopen(log.c_str(), "w");
-    if (err) dup2(fileno(err), STDERR_FILENO);
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    close(log_fd);
+    throw std::runtime_error("pipe failed");
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(log_fd);
     close(fds[0]);
     close(fds[1]);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);  // dup2's copies are not close-on-exec
+    dup2(log_fd, STDERR_FILENO);
     execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  close(log_fd);
   close(fds[1]);
   *stdout_fd = fds[0];
   return pid;
@@ -123,7 +140,10 @@ DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults, 
     kill(pid_, SIGKILL);
     WaitExit(pid_, std::chrono::seconds(10));
     pid_ = -1;
-    throw std::runtime_error("cuzk-daemon did not become ready; stdout \"" + line + "\", log:\n" + ReadText(log_path_));
+    const std::string log = ReadText(log_path_);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);  // no destructor runs after a constructor throws
+    throw std::runtime_error("cuzk-daemon did not become ready; stdout \"" + line + "\", log:\n" + log);
   }
   const size_t at = line.find("status=127.0.0.1:");
   if (at != std::string::npos) status_port_ = std::atoi(line.c_str() + at + 17);
