@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "absl/synchronization/mutex.h"
 #include "daemon/config.hpp"
 #include "daemon/errors.hpp"
@@ -204,6 +208,41 @@ void CheckIdRequestSize(const grpc::ByteBuffer& bytes, const char* type) {
                               std::to_string(kMaxIdRequestBytes) + " (a job id is at most 256 bytes)");
 }
 
+// SubmitProofResponse.assigned_gpu. Curio's daemon always answers "" (its
+// proto: "empty if not yet assigned"); here a job's partitions go to whichever
+// GPU worker is free when each gets there, so a job can run on several GPUs.
+// The field names the CUDA ordinals (GPUStatus.ordinal) of the GPUs on which a
+// partition's GPU start ran or is running, ascending and comma-separated ("0",
+// "0,1"). It is "" while no partition has reached a GPU (a job just queued:
+// every new job's answer), on the CPU backend (no GPU), and for a finished job
+// restored from the journal after a restart (which GPU ran it is not kept
+// there). A submit that joins a running or completed job (its request_id
+// retried with the same inputs) therefore names where it ran.
+std::string AssignedGpus(const Prover& prover, const std::string& job_id) {
+  const scheduler::PipelineStatus pipeline = prover.runner().PipelineStatus();
+  std::vector<PartitionStatus> partitions;
+  bool active = false;
+  for (const scheduler::JobStatus& j : pipeline.jobs) {
+    if (j.id != job_id) continue;
+    partitions = j.partitions;  // a GPU worker sets a partition's worker when it picks it up
+    active = true;
+    break;
+  }
+  if (!active) {  // finished: the tracker kept each partition's last status
+    for (const JobView& v : prover.tracker().Snapshot())
+      if (v.id == job_id) partitions = v.partitions;
+  }
+  std::set<int> devices;
+  for (const PartitionStatus& p : partitions) {
+    if (p.worker < 0) continue;
+    for (const scheduler::GpuWorkerStatus& w : pipeline.gpu_workers)
+      if (int(w.worker) == p.worker && w.device >= 0) devices.insert(w.device);  // device -1: a CPU-backend worker
+  }
+  std::string out;
+  for (int d : devices) out += (out.empty() ? "" : ",") + std::to_string(d);
+  return out;
+}
+
 void CheckTimeout(uint64_t timeout_ms) {
   if (timeout_ms > kMaxAwaitTimeoutMs)
     throw InvalidRequestError("timeout_ms " + std::to_string(timeout_ms) + " is more than 30 days (" +
@@ -288,7 +327,9 @@ ProvingService::Reactor* ProvingService::SubmitProof(Ctx* ctx, const Bytes* in, 
     holds_.MarkSubmitted(s.job_id);
     resp->set_job_id(s.job_id);
     resp->set_queue_position(s.queue_position);
-    resp->set_assigned_gpu("");  // partitions go to whichever GPU worker is free, not to one GPU
+    // A job with others before it in the queue has no partition on a GPU:
+    // no status copy for it (under load nearly every new submit).
+    resp->set_assigned_gpu(s.queue_position > 0 ? "" : AssignedGpus(*prover_, s.job_id));
   });
 }
 
