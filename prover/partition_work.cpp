@@ -106,6 +106,12 @@ struct Pending final : scheduler::StageData {
   std::shared_ptr<const LoadedParams> params;
   groth16::Backend* backend = nullptr;
   groth16::PendingProof pending;
+  // ",lock_wait_ms=..,abc_eval_ms=..,..." for the GPU_TIMING line.
+  std::string TimingDetail() const override {
+    std::string out;
+    for (const auto& [name, ms] : pending.steps) out += fmt::format(",{}_ms={:.2f}", name, ms);
+    return out;
+  }
 };
 
 }  // namespace
@@ -193,6 +199,12 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
   auto out = std::make_unique<Pending>();
   out->params = s.params;
   out->backend = &backend_for_(ctx.device);
+  // A set whose host copy was given back (prover/host_copy.hpp) is proved
+  // only from the GPUs' copies; the CPU backend would read zeros.
+  if (s.params->host_released.load() && ctx.device < 0) {
+    throw std::runtime_error("parameter set " + s.params->circuit_id +
+                             ": its host copy was given back once the GPUs held it; the CPU backend cannot prove with it");
+  }
   std::vector<groth16::PendingProof> pending = out->backend->ProveStart(s.params->pk, std::span(&s.input, 1));
   synthesized.reset();  // a/b/c: their buffers go now, before the pipeline releases their bytes
   out->pending = std::move(pending.at(0));

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+
 #include "memory/meminfo.hpp"
 #include "prover/devices.hpp"
 #include "prover/partition_work.hpp"
@@ -104,17 +106,28 @@ ProofRunner::~ProofRunner() {
   pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
 }
 
-void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params) {
+void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold) {
 #ifdef CUZK_HAVE_CUDA
   if (!params) return;
   const r1cs::CompiledCircuit* circuit =
       preferred_form_ == SynthesisForm::kWitness && !params->generic ? &params->circuit : nullptr;
+  // What the preparers share: how many are still running, and whether every
+  // one so far left its device holding the whole set.
+  struct Shared {
+    std::atomic<size_t> running{0};
+    std::atomic<bool> all_hold{true};
+  };
+  auto shared = std::make_shared<Shared>();
+  std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
+  for (const auto& entry : gpu_backends_)
+    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
+  if (gpus.empty()) return;
+  shared->running = gpus.size();
   absl::MutexLock lock(&prepare_mu_);
-  for (const auto& entry : gpu_backends_) {
-    const int device = entry.first;  // a plain variable: clang 14 cannot capture a structured binding
-    auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get());
-    if (!gpu) continue;
-    preparers_.emplace_back([gpu, device, params, circuit] {
+  for (const auto& [ordinal, backend] : gpus) {
+    const int device = ordinal;  // plain variables: clang 14 cannot capture a structured binding
+    cuda::CudaBackend* gpu = backend;
+    preparers_.emplace_back([gpu, device, params, circuit, shared, all_hold] {
       const auto t0 = std::chrono::steady_clock::now();
       try {
         gpu->Prepare(params->pk, circuit);
@@ -124,14 +137,22 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params) {
             "resident_circuit_bytes={}",
             device, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
             s.prepare_bases_ms, s.prepare_circuit_ms, s.resident_base_bytes, s.resident_circuit_bytes);
+        if (!gpu->HoldsOnDevice(params->pk, circuit)) {
+          shared->all_hold = false;
+          spdlog::info("GPU_PREPARE,device={},holds=partial (some bases stream from host memory): the host copy stays",
+                       device);
+        }
       } catch (const std::exception& e) {
         // Not fatal: the first proof uploads what is missing, as without Prepare.
+        shared->all_hold = false;
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
       }
+      if (shared->running.fetch_sub(1) == 1 && shared->all_hold && all_hold) all_hold(circuit != nullptr);
     });
   }
 #else
   (void)params;
+  (void)all_hold;
 #endif
 }
 

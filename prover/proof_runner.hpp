@@ -27,6 +27,7 @@
 // its own locks held.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -153,7 +154,13 @@ class ProofRunner final : public JobCanceller {
   // proving the compact circuit), so the first partitions start warm
   // instead of paying the upload (32 GiB: 14.8 s for the first partition).
   // A GPU_PREPARE line per device. Nothing to do without GPUs.
-  void PrepareDevices(std::shared_ptr<const LoadedParams> params);
+  // When every device's preparation is over and every GPU holds the set
+  // (Backend::HoldsOnDevice), all_hold(circuit_too) runs on the last
+  // preparer's thread (the Prover hands it to SrsRegistry::DevicesHold,
+  // which gives the host copy back). circuit_too: the GPUs hold the compact
+  // circuit and synthesis computes only witnesses (never the matrices).
+  using AllHold = std::function<void(bool circuit_too)>;
+  void PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold = {});
 
  private:
   struct Record {

@@ -46,8 +46,9 @@ Prover::Prover(const ProverOptions& options)
   srs_.AttachBudget(&budget_, options.eviction_min_idle);
   // A set that loads goes to the GPUs at once, beside the synthesis of its
   // first partitions (or at start, for srs.preload).
+  // Once every GPU holds it, its host copy goes (SrsRegistry::DevicesHold).
   srs_.SetOnLoaded([this](const std::string&, const std::shared_ptr<const LoadedParams>& params) {
-    runner_.PrepareDevices(params);
+    runner_.PrepareDevices(params, [this, params](bool circuit_too) { srs_.DevicesHold(params, circuit_too); });
   });
   if (journal_) Recover();
 }

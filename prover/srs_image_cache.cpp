@@ -117,12 +117,20 @@ std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& par
   }
 }
 
-void SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
+bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
                                  const std::string& params_path, uint64_t params_source, bool circuit_missing,
-                                 bool key_missing) {
-  if (!(circuit_missing || (key_missing && params_source != 0)) || !EnsureDir()) return;
+                                 bool key_missing, std::function<void()> on_done) {
+  if (!(circuit_missing || (key_missing && params_source != 0)) || !EnsureDir()) return false;
   auto write = [this, params = std::move(params), circuit_id, params_path, params_source, circuit_missing, key_missing,
-                order = write_order_] {
+                order = write_order_, on_done = std::move(on_done)] {
+    // Whatever happens below (written, refused, cancelled, failed), the
+    // writer is done with the host copy when this returns.
+    struct Done {
+      const std::function<void()>& f;
+      ~Done() {
+        if (f) f();
+      }
+    } done{on_done};
     absl::MutexLock one_at_a_time(order.get());
     auto attempt = [&](const char* what, const std::string& path, auto&& body) {
       if (cancel_) return;
@@ -153,8 +161,9 @@ void SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, con
     }
   };
   absl::MutexLock lock(&mu_);
-  if (cancel_) return;
+  if (cancel_) return false;
   writers_.emplace_back(std::move(write));
+  return true;
 }
 
 SrsImageCache::Stats SrsImageCache::stats() const {

@@ -18,6 +18,7 @@
 // at disk speed; Shutdown (and the destructor) cancel a write between
 // chunks and remove its temporary file.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,9 +53,12 @@ class SrsImageCache {
   std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads);
 
   // Writes the images a load missed, in the background (one write at a time:
-  // a later request waits for the earlier ones).
-  void WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
-                    const std::string& params_path, uint64_t params_source, bool circuit_missing, bool key_missing);
+  // a later request waits for the earlier ones). Returns whether a write was
+  // queued; then on_done (if set) runs on the writer's thread once it is done
+  // with `params`, written or not (LoadedParams::host_readers).
+  bool WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
+                    const std::string& params_path, uint64_t params_source, bool circuit_missing, bool key_missing,
+                    std::function<void()> on_done = {});
 
   // Cancels the writes in progress and waits for them.
   void Shutdown();

@@ -13,6 +13,7 @@
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/groth16/params_io.hpp"
+#include "prover/host_copy.hpp"
 
 namespace cuzk::prover {
 
@@ -220,6 +221,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     auto fresh = std::make_shared<LoadedParams>();
     uint64_t params_source = 0;
     bool circuit_hit = false, key_hit = false;
+    fresh->circuit_id = entry.circuit_id;
     fresh->generic = entry.generic;
     fresh->shape = entry.shape;
     try {
@@ -280,13 +282,50 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
                  entry.generic ? "file" : (circuit_hit ? "image" : "compiled"),
                  entry.generic ? "file" : (key_hit ? "image" : "decoded"), p->resident_bytes);
     if (!entry.generic) {
-      images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, !circuit_hit, !key_hit);
+      // The writer reads the host copy: one more reader to count down before it may go.
+      p->host_readers.fetch_add(1);
+      const bool queued = images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, !circuit_hit,
+                                               !key_hit, [this, p] { HostCopyUnneeded(p); });
+      if (!queued) p->host_readers.fetch_sub(1);
     }
     absl::MutexLock lock(&on_loaded_mu_);
     if (on_loaded_) on_loaded_(entry.circuit_id, p);
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+void SrsRegistry::DevicesHold(const std::shared_ptr<const LoadedParams>& params, bool circuit_too) {
+  if (!params || params->generic) return;  // generic sets are small, and their circuits are not prepared
+  if (circuit_too) params->release_circuit.store(true);
+  HostCopyUnneeded(params);
+}
+
+void SrsRegistry::HostCopyUnneeded(const std::shared_ptr<const LoadedParams>& params) {
+  if (params->host_readers.fetch_sub(1) != 1) return;
+  std::shared_ptr<Entry> entry;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& e : entries_)
+      if (e->circuit_id == params->circuit_id) entry = e;
+  }
+  if (!entry) return;
+  {
+    absl::MutexLock lock(&entry->mu);
+    // Only the set the entry holds (an evicted one is about to go anyway).
+    if (entry->loaded != params) return;
+  }
+  // Outside the entry's lock (seconds at 32 GiB: every synthesis start takes that lock).
+  const auto t0 = std::chrono::steady_clock::now();
+  const HostRelease r = ReleaseHostCopy(*params, params->release_circuit.load());
+  {
+    absl::MutexLock lock(&entry->mu);
+    if (entry->loaded == params && entry->charge.bytes() > 0)
+      entry->charge.Release(std::min(r.bytes, entry->charge.bytes()));
+  }
+  spdlog::info("SRS_HOST_RELEASE,{},released_bytes={},circuit={},held_bytes={},ms={:.0f}", params->circuit_id, r.bytes,
+               r.circuit ? "released" : "kept", params->HeldBytes(),
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void SrsRegistry::SetOnLoaded(OnLoaded on_loaded) {
@@ -320,7 +359,7 @@ SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
     charge = std::move(entry->charge);
   }
   if (!dropped) return {.was_loaded = false, .freed_bytes = 0};
-  return {.was_loaded = true, .freed_bytes = dropped->resident_bytes};  // freed here, outside every lock
+  return {.was_loaded = true, .freed_bytes = dropped->HeldBytes()};  // freed here, outside every lock
 }
 
 std::vector<SrsInfo> SrsRegistry::List() const {
@@ -342,7 +381,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
       info.ref_count = e.refs.load();
       if (auto p = e.Loaded()) {
         info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
-        info.size_bytes = p->resident_bytes;
+        info.size_bytes = p->HeldBytes();
       } else {
         info.tier = SrsTier::kCold;
         info.size_bytes = FileSize(e.params_path);
@@ -363,7 +402,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
     info.ref_count = e->refs.load();
     if (auto p = e->Loaded()) {
       info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
-      info.size_bytes = p->resident_bytes;
+      info.size_bytes = p->HeldBytes();
     } else {
       info.size_bytes = FileSize(e->params_path);
     }
@@ -376,7 +415,7 @@ uint64_t SrsRegistry::ResidentBytes() const {
   absl::MutexLock lock(&mu_);
   uint64_t total = 0;
   for (const auto& e : entries_) {
-    if (auto p = e->Loaded()) total += p->resident_bytes;
+    if (auto p = e->Loaded()) total += p->HeldBytes();
   }
   return total;
 }
@@ -426,7 +465,7 @@ CircuitDims SrsRegistry::Lease::Dims() const {
   return *entry_->dims;
 }
 uint64_t SrsRegistry::Lease::ChargeBytes() const {
-  if (auto p = entry_->Loaded()) return p->resident_bytes;
+  if (auto p = entry_->Loaded()) return p->HeldBytes();
   return LoadChargeEstimate(entry_->params_path);
 }
 

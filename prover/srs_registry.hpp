@@ -18,6 +18,7 @@
 // <param_cache>/<id>.r1cs (circom) and <id>.zkey (snarkjs Groth16), checked
 // against each other when loaded. Loading a 2 KiB set: record the circuit (~0.6 s,
 // at the same time as) decoding the 655 MB .params (~2.4 s on one core); resident 1.08 GB.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -55,12 +56,33 @@ class UnknownCircuitError : public std::invalid_argument {
 };
 
 struct LoadedParams {
+  std::string circuit_id;
   bool generic = false;         // a GENERIC_R1CS circuit (r1cs + zkey), else SnapDeals
   filecoin::SectorShape shape;  // SnapDeals only
   r1cs::CompiledCircuit circuit;
   groth16::ProvingKey pk;
   groth16::PreparedVerifyingKey pvk;
-  uint64_t resident_bytes = 0;  // circuit matrices + key points
+  uint64_t resident_bytes = 0;  // circuit matrices + key points, as loaded
+
+  // The host copy given back (prover/host_copy.hpp): once every GPU holds the
+  // key's bases (and, for witness-only proving, the compact circuit) and the
+  // images are written, the pages of pk's point sections (and of the
+  // circuit's matrices, circuit_released) go back to the kernel. The vectors
+  // keep their sizes, so everything that counts (CheckProverInput, Dims)
+  // works; their points read as zeros. From then on only a backend that
+  // HoldsOnDevice may prove with the set (the CPU backend refuses: see
+  // PartitionWork::GpuStart), and no image can be written from it.
+  mutable std::atomic<bool> host_released{false};
+  mutable std::atomic<bool> circuit_released{false};
+  mutable std::atomic<uint64_t> released_bytes{0};
+  // Who still reads the host copy: the GPUs' preparation (1) and the image
+  // writer when it has a write queued (1); SrsRegistry::HostCopyUnneeded
+  // counts them down and the last one releases. (mutable: the set is shared
+  // as const; these record what happened to its host copy.)
+  mutable std::atomic<int> host_readers{1};
+  mutable std::atomic<bool> release_circuit{false};  // set by the GPUs' side before it counts down
+
+  uint64_t HeldBytes() const { return resident_bytes - released_bytes.load(); }
 };
 
 // A circuit's size, without its matrices: what the budget estimate of a
@@ -151,6 +173,13 @@ class SrsRegistry {
   // SetOnLoaded(nullptr) waits for a call in progress.
   using OnLoaded = std::function<void(const std::string& circuit_id, const std::shared_ptr<const LoadedParams>&)>;
   void SetOnLoaded(OnLoaded on_loaded);
+
+  // ProofRunner, once every GPU holds `params` (Backend::HoldsOnDevice; with
+  // circuit_too, its compact circuit as well, so synthesis and the GPUs no
+  // longer read the matrices). The host copy goes when the image writer is
+  // done with it too (LoadedParams::host_readers): SRS_HOST_RELEASE line,
+  // and the set's budget charge shrinks by what was given back.
+  void DevicesHold(const std::shared_ptr<const LoadedParams>& params, bool circuit_too);
   SrsImageCache& images() { return images_; }
   const SrsImageCache& images() const { return images_; }
   const std::string& param_cache() const { return param_cache_; }
@@ -170,6 +199,8 @@ class SrsRegistry {
   std::shared_ptr<Entry> EntryFor(const std::string& circuit_id);
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
   uint64_t EvictIdle(uint64_t needed);  // the budget's evictor
+  // One reader of the host copy is done (LoadedParams::host_readers); the last releases it.
+  void HostCopyUnneeded(const std::shared_ptr<const LoadedParams>& params);
 
   std::string param_cache_;
   unsigned threads_;

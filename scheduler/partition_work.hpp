@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct PartitionBytes {
 class StageData {
  public:
   virtual ~StageData() = default;
+  // Appended to the stage's timing line (GPU_TIMING after the GPU start):
+  // ",name_ms=value..." of the steps the work measured inside the stage
+  // (prover: the backend's PendingProof::steps). Empty: nothing to add.
+  virtual std::string TimingDetail() const { return {}; }
 };
 
 struct PartitionContext {

@@ -187,6 +187,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     bool cancelled = !live;
     std::unique_ptr<StageData> pending;
     double gpu_ms = 0;
+    std::string gpu_steps;  // the work's own steps inside GpuStart (StageData::TimingDetail)
     SteadyClock::time_point t_enter = SteadyClock::now();
     if (live) {
       PartitionContext ctx = Context(item);
@@ -197,6 +198,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
       t_enter = SteadyClock::now();
       RunStage(ctx.cancel, cancelled, error, [&] { pending = job.work->GpuStart(ctx, std::move(item.data)); });
       const auto t_end = SteadyClock::now();
+      if (pending) gpu_steps = pending->TimingDetail();
       gpu_ms = MsBetween(t_enter, t_end);
       if (config.timeline)
         config.timeline(
@@ -244,7 +246,7 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
                         ",mark_busy_ms=" + Fmt2(MsBetween(t_mark_busy, t_unlock)) +
                         ",total_overhead_ms=" + Fmt2(MsBetween(t_pickup, t_unlock)) +
                         ",spawn_to_enter_ms=" + Fmt2(spawn_to_enter) + ",prove_start_ms=" + Fmt2(gpu_ms) +
-                        ",total_pre_prove_ms=" + Fmt2(MsBetween(t_pickup, t_enter)));
+                        ",total_pre_prove_ms=" + Fmt2(MsBetween(t_pickup, t_enter)) + gpu_steps);
     }
     mu.Unlock();
     Flush(d);

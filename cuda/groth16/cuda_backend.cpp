@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda/groth16/h_kernels.hpp"
 #include "cuda/msm/msm.hpp"
@@ -251,23 +252,40 @@ struct CudaBackend::Impl {
 
   // Witness-only: z and a/b/c made on the device (z in gpu->z, a/b/c in
   // gpu->abc, m each), every row checked. The host's part is compacting z.
-  void EvaluateOnDevice(ResidentKey& key, const ProvingKey& pk, const ProverInput& input) {
+  // p.steps gets its parts: "circuit" (the compact circuit's upload on the
+  // first proof without Prepare; ~0 after), "compact_z" (only when synthesis
+  // did not compact z), "z_expand" (the compact witness's upload and
+  // expansion), "abc_eval" (a/b/c into the NTT buffers and the row check).
+  void EvaluateOnDevice(ResidentKey& key, const ProvingKey& pk, const ProverInput& input, PendingProof& p) {
     using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     const r1cs::CompiledCircuit& circuit = *input.circuit;
+    const auto t_circuit = Clock::now();
     const DeviceCircuit& dc = CircuitOnDevice(key, circuit);
     const auto t0 = Clock::now();
+    p.steps.emplace_back("circuit", ms(t_circuit, t0));
     std::optional<r1cs::CompactWitness> compacted_here;
     if (!input.compact_z) compacted_here = r1cs::CompactWitnessOf(input.assignment.values, options.cpu_threads);
     const r1cs::CompactWitness& w = input.compact_z ? *input.compact_z : *compacted_here;
     const auto t1 = Clock::now();
+    if (compacted_here) p.steps.emplace_back("compact_z", ms(t0, t1));
     const size_t m = pk.domain_size();
     Reserve(gpu->z, w.num_variables);
     for (auto& side : gpu->abc) Reserve(side, m);
     stats.compact_witness_bytes += gpu->abc_eval.ExpandWitness(w, gpu->z.data(), gpu->streams[0]);
+    // Synchronized only to time the step apart (the evaluation on the same
+    // stream would wait for it anyway; the cost is one idle launch gap).
+    gpu->streams[0].Synchronize();
+    const auto t2 = Clock::now();
+    p.steps.emplace_back("z_expand", ms(t1, t2));
     const std::optional<uint64_t> bad = gpu->abc_eval.EvaluateAbc(
         dc, gpu->z.data(), gpu->abc[0].data(), gpu->abc[1].data(), gpu->abc[2].data(), m, gpu->streams[0]);
-    stats.compact_witness_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    stats.abc_eval_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+    const auto t3 = Clock::now();
+    p.steps.emplace_back("abc_eval", ms(t2, t3));
+    stats.compact_witness_ms += ms(t0, t1);
+    stats.abc_eval_ms += ms(t1, t3);
     if (bad) {
       ff::Fr v[3];
       for (int k = 0; k < 3; ++k) gpu->abc[k].CopyToHost(std::span<ff::Fr>(&v[k], 1), gpu->streams[0], *bad);
@@ -362,23 +380,46 @@ struct CudaBackend::Impl {
     return a.type == cudaMemoryTypeHost;
   }
 
+  // Runs one step of ProveStart and appends its wall time to p.steps. Every
+  // step below ends in a device synchronization (an MSM returns its sum to
+  // the host; the evaluation reads back its row check; ComputeH and the z
+  // upload synchronize), so the time is the step's device time.
+  template <class Fn>
+  static auto Timed(PendingProof& p, const char* name, Fn&& fn) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if constexpr (std::is_void_v<decltype(fn())>) {
+      fn();
+      p.steps.emplace_back(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      auto result = fn();
+      p.steps.emplace_back(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      return result;
+    }
+  }
+
   PendingProof StartOne(const ProvingKey& pk, ProverInput& input) {
-    ResidentKey& bases = Resident(pk);
+    PendingProof p;
+    ResidentKey* resident = nullptr;
+    Timed(p, "bases", [&] { resident = &Resident(pk); });  // ~0 unless this proof uploads them
+    ResidentKey& bases = *resident;
     // snarkjs-form keys take their H on the CPU: evaluate there too.
     if (input.WitnessOnly() && pk.h_form != groth16::HQueryForm::kBellperson) {
-      groth16::EvaluateWitnessOnly(pk, input, options.cpu_threads);
+      Timed(p, "abc_host", [&] { groth16::EvaluateWitnessOnly(pk, input, options.cpu_threads); });
     }
     const ff::Fr* z = nullptr;
     size_t h_count = 0;
     if (input.WitnessOnly()) {
-      EvaluateOnDevice(bases, pk, input);
-      h_count = ComputeH(pk, input, /*abc_on_device=*/true);
+      EvaluateOnDevice(bases, pk, input, p);  // its own steps: circuit, compact_z, z_expand, abc_eval
+      h_count = Timed(p, "h_ntt", [&] { return ComputeH(pk, input, /*abc_on_device=*/true); });
       z = gpu->z.data();
       ++stats.witness_only_proofs;
     } else {
-      h_count = ComputeH(pk, input, /*abc_on_device=*/false);
-      z = UploadWitness(input);
-      gpu->streams[1].Synchronize();
+      h_count = Timed(p, "h_ntt", [&] { return ComputeH(pk, input, /*abc_on_device=*/false); });
+      z = Timed(p, "z_upload", [&] {
+        const ff::Fr* on_device = UploadWitness(input);
+        gpu->streams[1].Synchronize();
+        return on_device;
+      });
       if (IsPageLocked(input.z_copy.data())) stats.z_pinned_bytes += input.z_copy.size_bytes();
       Retire(input);  // a/b/c and the z copy: the device has its own now
       stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
@@ -387,14 +428,16 @@ struct CudaBackend::Impl {
     ++stats.proofs;
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
-    PendingProof p;
-    p.h_sum = bases.h.Run(msm, gpu->abc[0].data(), h_count, on_device, stats);
-    p.a_sum = bases.a.RunDensity(msm, z, pk.a_density, on_device, stats);
-    p.b1_sum = bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, stats);
+    p.h_sum = Timed(p, "msm_h", [&] { return bases.h.Run(msm, gpu->abc[0].data(), h_count, on_device, stats); });
+    p.a_sum = Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, on_device, stats); });
+    p.b1_sum = Timed(p, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, stats); });
     const size_t num_inputs = input.assignment.num_inputs;
-    p.l_sum = bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, stats);
+    p.l_sum = Timed(p, "msm_l", [&] {
+      return bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, stats);
+    });
     if (bases.b_g2) {
-      p.b2_sum = bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, stats);
+      p.b2_sum = Timed(p, "msm_b_g2",
+                       [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, stats); });
       retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       p.assignment = std::move(input.assignment);
@@ -416,6 +459,7 @@ std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::spa
   for (const auto& in : inputs) groth16::CheckProverInput(pk, in);
   Impl::Retired retired;  // destroyed last: after the lock is released
   std::vector<PendingProof> out;
+  const auto t_call = std::chrono::steady_clock::now();
   std::lock_guard lock(impl_->mu);
   // Still under the lock, on every way out (a throw included): what the
   // device is done with moves to `retired`, freed once the lock is let go.
@@ -426,8 +470,15 @@ std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::spa
   } take{impl_->retired, retired};
   const auto t0 = std::chrono::steady_clock::now();
   ScopedDevice on(impl_->device);
+  // The wait for the device (another worker's ProveStart or a Prepare):
+  // the first step of every proof of the batch.
+  const double lock_wait_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
   out.reserve(inputs.size());
-  for (auto& in : inputs) out.push_back(impl_->StartOne(pk, in));
+  for (auto& in : inputs) {
+    out.push_back(impl_->StartOne(pk, in));
+    auto& steps = out.back().steps;
+    steps.insert(steps.begin(), {"lock_wait", lock_wait_ms});
+  }
   impl_->stats.prove_start_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
@@ -462,6 +513,20 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+}
+
+bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) const {
+  std::lock_guard lock(impl_->mu);
+  const auto it = impl_->gpu->keys.find(&pk);
+  if (it == impl_->gpu->keys.end() || !(it->second->fingerprint == FingerprintOf(pk))) return false;
+  const ResidentKey& key = *it->second;
+  // Every section resident (a streamed one reads the host's points on every
+  // proof), B_g2 included (without it ProveFinish runs its MSM from them).
+  if (!key.h.device || !key.l.device || !key.a.device || !key.b_g1.device) return false;
+  if (!key.b_g2 || !key.b_g2->device) return false;
+  if (circuit == nullptr) return true;
+  return pk.h_form == groth16::HQueryForm::kBellperson && key.circuit && key.circuit->host == circuit &&
+         key.circuit->fingerprint == FingerprintOf(*circuit);
 }
 
 CudaBackendStats CudaBackend::Stats() const {

@@ -18,6 +18,11 @@
 //     a fingerprint of its sections). Sections beyond the device memory
 //     left for bases (CudaBackendOptions::resident_bases_bytes) are streamed
 //     from host memory on every proof instead.
+// Each PendingProof carries ProveStart's steps (PendingProof::steps, in
+// order): lock_wait (for the device), bases, then witness-only circuit,
+// [compact_z], z_expand, abc_eval, or for host a/b/c nothing; h_ntt (a/b/c
+// uploads when on the host, 7 NTTs of m, the pointwise step), [z_upload],
+// msm_h, msm_a, msm_b_g1, msm_l, [msm_b_g2].
 // ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
 // MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB
 // partition (2^24) that took ~3.0 s on 16 cores against ~0.55 s for all of
@@ -125,6 +130,11 @@ class CudaBackend final : public groth16::Backend {
   // took 14.8 s against ~1.5 s warm, uploading 34 GB of bases). Takes the
   // device lock for as long as it uploads.
   void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit);
+
+  // True when every section of pk's bases (B_g2 included) and, with
+  // `circuit`, its compact form are resident on this device, so proofs read
+  // neither from the host (groth16::Backend::HoldsOnDevice).
+  bool HoldsOnDevice(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit) const override;
 
   // Drops the device copy of a key's bases (call before destroying a key
   // that might be proved with again at the same address; frees device memory).

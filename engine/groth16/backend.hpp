@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/ec/g1.hpp"
@@ -79,6 +80,12 @@ struct PendingProof {
   // ProveFinish only assembles. Unset: ProveFinish runs the G2 MSM from z.
   std::optional<ec::G2Jacobian> b2_sum;
   r1cs::Assignment assignment;
+  // Where ProveStart's time went for this proof, step by step, in the order
+  // run ("abc_eval", "h_ntt", "msm_h", ...: names are the backend's), in
+  // milliseconds. A GPU backend times steps that end in a device
+  // synchronization, so each figure is that step's device time plus its
+  // launches. Empty from backends that do not measure (the CPU backend).
+  std::vector<std::pair<const char*, double>> steps;
 };
 
 class Backend {
@@ -93,6 +100,15 @@ class Backend {
 
   // The G2 MSM B = sum z_i b_g2_i and AssembleProof.
   virtual Proof ProveFinish(const ProvingKey& pk, PendingProof&& pending, const ff::Fr& r, const ff::Fr& s) = 0;
+
+  // True when this backend proves with `pk` (and, for witness-only inputs,
+  // `circuit`; nullptr: the key alone) from its own device copies, never
+  // reading the host's points or matrices. Then the host copy may be given
+  // back (prover/host_copy.hpp). The CPU backend reads them: false.
+  virtual bool HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) const {
+    (void)pk, (void)circuit;
+    return false;
+  }
 };
 
 // Key/input shape checks shared by backends: assignment length = key's

@@ -33,8 +33,10 @@ std::atomic<int> g_live_data{0};
 struct FakeData : StageData {
   explicit FakeData(uint32_t p, memory::PinnedBuffer b = {}) : partition(p), buffer(std::move(b)) { ++g_live_data; }
   ~FakeData() override { --g_live_data; }
+  std::string TimingDetail() const override { return detail; }
   uint32_t partition;
   memory::PinnedBuffer buffer;
+  std::string detail;  // what the GPU start measured inside itself (StageData::TimingDetail)
 };
 
 // Collects lines from every thread.
@@ -108,7 +110,9 @@ class FakeWork : public JobWork {
     std::this_thread::sleep_for(gpu);
     if (fail == FailAt::kGpu && c.partition == fail_partition) throw std::runtime_error("device out of memory");
     s.reset();  // a/b/c are consumed here
-    return std::make_unique<FakeData>(c.partition);
+    auto pending = std::make_unique<FakeData>(c.partition);
+    pending->detail = ",fake_step_ms=" + std::to_string(c.partition) + ".50";
+    return pending;
   }
   std::vector<uint8_t> Finish(const PartitionContext& c, std::unique_ptr<StageData> p) override {
     Record("F", c.partition);
@@ -206,6 +210,20 @@ TEST(Pipeline, CompletesJobsWithVerifiedProofsMergedInPartitionOrder) {
   for (const char* e : {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP", "GPU_START", "GPU_END", "FIN_END"})
     EXPECT_EQ(log.Events(e).size(), 15u) << e;
   EXPECT_EQ(log.Count("GPU_TIMING,"), 15u);
+  {  // each GPU_TIMING line ends with its partition's own steps
+    std::lock_guard lock(log.mu);
+    size_t with_steps = 0;
+    for (const std::string& l : log.lines) {
+      if (l.rfind("GPU_TIMING,", 0) != 0) continue;
+      const size_t at = l.find(",partition=");
+      ASSERT_NE(at, std::string::npos) << l;
+      const std::string p = l.substr(at + 11, l.find(',', at + 1) - at - 11);
+      const std::string tail = ",fake_step_ms=" + p + ".50";
+      EXPECT_EQ(l.substr(l.size() - std::min(l.size(), tail.size())), tail) << l;
+      ++with_steps;
+    }
+    EXPECT_EQ(with_steps, 15u);
+  }
   EXPECT_EQ(log.Count("FIN_TIMING,"), 15u);
   EXPECT_GE(log.Count("PACER,"), 2u);
   EXPECT_EQ(g_live_data.load(), 0);

@@ -1,0 +1,178 @@
+// Giving a parameter set's host copy back once the GPUs hold theirs
+// (prover/host_copy.hpp, SrsRegistry::DevicesHold; issue 17's host memory).
+// Runs without a GPU: what the GPUs' side reports (DevicesHold) is called
+// here directly, as ProofRunner::PrepareDevices calls it once every
+// CudaBackend HoldsOnDevice.
+//   - ReleaseHostCopy on a synthetic set: sizes and the first and last
+//     element of every array stay, the pages between read as zeros, the
+//     bytes given back are exactly those pages, a second call gives nothing,
+//     the circuit only when asked.
+//   - Through the registry on the fixture's 2 KiB set, with images being
+//     written: the release waits for the writer (the images read back equal
+//     to a fresh decode), then the set's held bytes and its budget charge
+//     shrink by what was given back.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
+#include "engine/filecoin/sector_shape.hpp"
+#include "memory/budget.hpp"
+#include "prover/host_copy.hpp"
+#include "prover/srs_registry.hpp"
+
+namespace cuzk::prover {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <class T>
+void Fill(std::vector<T>& v, size_t n, uint8_t byte) {
+  v.resize(n);
+  std::memset(static_cast<void*>(v.data()), byte, n * sizeof(T));
+}
+
+template <class T>
+bool AllBytes(const T& x, uint8_t byte) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&x);
+  for (size_t i = 0; i < sizeof(T); ++i)
+    if (p[i] != byte) return false;
+  return true;
+}
+
+// The pages strictly between the first and last element, counted the
+// obvious way: every page-aligned address in (first end, last begin].
+template <class T>
+uint64_t InteriorPageBytes(const std::vector<T>& v) {
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t first_end = reinterpret_cast<uintptr_t>(v.data()) + sizeof(T);
+  const uintptr_t last_begin = reinterpret_cast<uintptr_t>(v.data()) + (v.size() - 1) * sizeof(T);
+  uint64_t bytes = 0;
+  for (uintptr_t a = (first_end + page - 1) / page * page; a + page <= last_begin; a += page) bytes += page;
+  return bytes;
+}
+
+TEST(HostCopy, ReleasesTheInteriorPagesOnceAndKeepsSizesAndEnds) {
+  LoadedParams p;
+  Fill(p.pk.h, 50000, 0xA5);
+  Fill(p.pk.l, 30000, 0xA5);
+  Fill(p.pk.a, 2, 0xA5);  // too short to have interior pages
+  Fill(p.pk.b_g1, 20000, 0xA5);
+  Fill(p.pk.b_g2, 20000, 0xA5);
+  Fill(p.circuit.a.values, 40000, 0x5A);
+  Fill(p.circuit.a.columns, 40000, 0x5A);
+  uint64_t expected = 0;
+  for (const auto* v : {&p.pk.h, &p.pk.l, &p.pk.b_g1}) expected += InteriorPageBytes(*v);
+  expected += InteriorPageBytes(p.pk.b_g2);
+  ASSERT_GT(expected, 0u);
+
+  // Without the circuit: the key's pages only.
+  const HostRelease r = ReleaseHostCopy(p, /*circuit=*/false);
+  EXPECT_EQ(r.bytes, expected);
+  EXPECT_FALSE(r.circuit);
+  EXPECT_TRUE(p.host_released.load());
+  EXPECT_FALSE(p.circuit_released.load());
+  EXPECT_EQ(p.released_bytes.load(), expected);
+  EXPECT_EQ(p.pk.h.size(), 50000u);
+  EXPECT_EQ(p.pk.b_g2.size(), 20000u);
+  for (const auto* v : {&p.pk.h, &p.pk.l, &p.pk.b_g1}) {
+    EXPECT_TRUE(AllBytes(v->front(), 0xA5));
+    EXPECT_TRUE(AllBytes(v->back(), 0xA5));
+    EXPECT_TRUE(AllBytes((*v)[v->size() / 2], 0));  // its page went: zeros
+  }
+  EXPECT_TRUE(AllBytes(p.pk.b_g2[10000], 0));
+  EXPECT_TRUE(AllBytes(p.pk.a[0], 0xA5) && AllBytes(p.pk.a[1], 0xA5));
+  EXPECT_TRUE(AllBytes(p.circuit.a.values[20000], 0x5A));  // the circuit was not asked for
+
+  // Once per set.
+  EXPECT_EQ(ReleaseHostCopy(p, /*circuit=*/true).bytes, 0u);
+  EXPECT_TRUE(AllBytes(p.circuit.a.values[20000], 0x5A));
+}
+
+TEST(HostCopy, CircuitMatricesWhenAsked) {
+  LoadedParams p;
+  Fill(p.pk.h, 10000, 0xA5);
+  Fill(p.circuit.b.values, 40000, 0x5A);
+  Fill(p.circuit.b.columns, 40000, 0x5A);
+  Fill(p.circuit.b.row_offsets, 40001, 0x5A);
+  const uint64_t circuit_bytes = InteriorPageBytes(p.circuit.b.values) + InteriorPageBytes(p.circuit.b.columns) +
+                                 InteriorPageBytes(p.circuit.b.row_offsets);
+  const HostRelease r = ReleaseHostCopy(p, /*circuit=*/true);
+  EXPECT_TRUE(r.circuit);
+  EXPECT_TRUE(p.circuit_released.load());
+  EXPECT_EQ(r.bytes, InteriorPageBytes(p.pk.h) + circuit_bytes);
+  EXPECT_EQ(p.circuit.b.rows(), 40000u);  // counts read the vectors' sizes: unchanged
+  EXPECT_EQ(p.circuit.b.nonzeros(), 40000u);
+  EXPECT_TRUE(AllBytes(p.circuit.b.values[20000], 0));
+  EXPECT_TRUE(AllBytes(p.circuit.b.values.back(), 0x5A));
+}
+
+std::string ParamDir() {
+  if (const char* d = std::getenv("CUZK_PIPELINE_TEST_PARAMS")) return d;
+  return CUZK_PIPELINE_PARAM_CACHE;
+}
+
+bool HaveFixture() {
+  const auto shape = filecoin::SectorShape::FromSectorSize(2048);
+  return fs::exists(fs::path(ParamDir()) / (snapdeals::EmptySectorUpdateParamsStem(shape) + ".params"));
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() : path(fs::temp_directory_path() / ("cuzk-host-copy-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TEST(HostCopy, RegistryReleasesAfterTheImageWriterAndShrinksTheCharge) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir;
+  const std::string cache = (dir.path / "images").string();
+  memory::Budget budget(uint64_t(16) << 30);
+  std::shared_ptr<const LoadedParams> p;
+  uint64_t charged = 0;
+  {
+    SrsRegistry srs(ParamDir(), 0, cache);
+    srs.AttachBudget(&budget, std::chrono::hours(1));
+    SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+    p = lease.Get(nullptr);  // a miss: both images are queued for writing now
+    charged = budget.reserved();
+    EXPECT_EQ(charged, p->resident_bytes);
+    // The GPUs' side is done at once; the writer still reads the host copy,
+    // so nothing may go before it is done (the images below prove it).
+    srs.DevicesHold(p, /*circuit_too=*/true);
+    srs.images().WaitForWrites();
+    EXPECT_EQ(srs.images().stats().key_writes, 1u);
+    EXPECT_EQ(srs.images().stats().circuit_writes, 1u);
+    ASSERT_TRUE(p->host_released.load());
+    EXPECT_TRUE(p->circuit_released.load());
+    const uint64_t released = p->released_bytes.load();
+    EXPECT_GT(released, p->resident_bytes / 2);  // the 2 KiB set is mostly points and matrices
+    EXPECT_EQ(p->HeldBytes(), p->resident_bytes - released);
+    EXPECT_EQ(srs.ResidentBytes(), p->HeldBytes());
+    EXPECT_EQ(budget.reserved(), charged - released);
+    EXPECT_EQ(lease.ChargeBytes(), p->HeldBytes());
+    // The counts a witness-only partition needs are intact.
+    EXPECT_EQ(p->circuit.num_constraints(), p->circuit.a.row_offsets.size() - 1);
+    EXPECT_EQ(p->pk.domain_size(), p->pk.h.size() + 1);
+  }
+  // The images were written before the pages went: equal to a fresh decode.
+  SrsRegistry from_images(ParamDir(), 0, cache);
+  const auto imaged = from_images.Acquire("snap-2k").Get(nullptr);
+  EXPECT_EQ(from_images.images().stats().key_hits, 1u);
+  EXPECT_EQ(from_images.images().stats().circuit_hits, 1u);
+  SrsRegistry fresh(ParamDir(), 0);
+  const auto decoded = fresh.Acquire("snap-2k").Get(nullptr);
+  EXPECT_EQ(imaged->pk.h, decoded->pk.h);
+  EXPECT_EQ(imaged->pk.l, decoded->pk.l);
+  EXPECT_EQ(imaged->pk.b_g2, decoded->pk.b_g2);
+  EXPECT_EQ(imaged->circuit.a.values, decoded->circuit.a.values);
+  EXPECT_EQ(imaged->circuit.c.columns, decoded->circuit.c.columns);
+  EXPECT_FALSE(imaged->host_released.load());  // nothing held it on a GPU
+}
+
+}  // namespace
+}  // namespace cuzk::prover
