@@ -21,21 +21,37 @@ using prover::Priority;
 using prover::ProofJob;
 using prover::SrsRegistry;
 
+// The sector size of a SnapDeals request. registered_proof is Filecoin's
+// RegisteredUpdateProof (go-state-types abi, V1 variants), as Curio sends it:
+// ProveUpdateCuzk sets it beside sector_size, PSProve (proof share) sets it
+// alone. Curio's daemon takes the size from registered_proof only (its
+// registered_update_proof_from_u64) and ignores sector_size. Here:
+//  - sector_size 0: registered_proof decides, as there (PSProve);
+//  - sector_size set: it decides, and a registered_proof other than 0 must be
+//    the RegisteredUpdateProof of that size (0 is 2 KiB and also proto3's
+//    "not set": cuzk's own clients send sector_size alone; Curio's senders
+//    derive both from one sector, so they always agree);
+//  - a value that is no RegisteredUpdateProof, or a contradiction, is refused
+//    here (INVALID_ARGUMENT) instead of failing the job later as Curio's does.
 filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
-  // Filecoin's RegisteredUpdateProof (go-state-types abi), V1 variants.
   static const std::array<uint64_t, 5> kUpdateProofSectorBytes = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
                                                                   64ull << 30};
+  static const std::array<const char*, 5> kUpdateProofNames = {"StackedDrg2KiBV1", "StackedDrg8MiBV1",
+                                                                "StackedDrg512MiBV1", "StackedDrg32GiBV1",
+                                                                "StackedDrg64GiBV1"};
+  const uint64_t proof = r.registered_proof();
+  if (proof >= kUpdateProofSectorBytes.size()) {
+    throw InvalidRequestError("registered_proof " + std::to_string(proof) +
+                              " is not a SnapDeals RegisteredUpdateProof (0 StackedDrg2KiBV1, 1 8MiB, 2 512MiB, "
+                              "3 32GiB, 4 StackedDrg64GiBV1)");
+  }
   uint64_t bytes = r.sector_size();
   if (bytes == 0) {
-    if (r.registered_proof() >= kUpdateProofSectorBytes.size()) {
-      throw InvalidRequestError("registered_proof " + std::to_string(r.registered_proof()) +
-                                " is not a SnapDeals RegisteredUpdateProof (0..4) and sector_size is not set");
-    }
-    bytes = kUpdateProofSectorBytes[r.registered_proof()];
-  } else if (r.registered_proof() != 0 && (r.registered_proof() >= kUpdateProofSectorBytes.size() ||
-                                           kUpdateProofSectorBytes[r.registered_proof()] != bytes)) {
-    throw InvalidRequestError("registered_proof " + std::to_string(r.registered_proof()) +
-                              " does not match sector_size " + std::to_string(bytes));
+    bytes = kUpdateProofSectorBytes[proof];
+  } else if (proof != 0 && kUpdateProofSectorBytes[proof] != bytes) {
+    throw InvalidRequestError("registered_proof " + std::to_string(proof) + " (" + kUpdateProofNames[proof] + ", " +
+                              std::to_string(kUpdateProofSectorBytes[proof]) + " bytes) does not match sector_size " +
+                              std::to_string(bytes));
   }
   try {
     return filecoin::SectorShape::FromSectorSize(bytes);

@@ -3,7 +3,9 @@
 // before anything is queued: proof kind (PoRep/PoSt: UnimplementedError naming
 // [fallback], which forwards them before they get here),
 // priority, sector size (sector_size, else registered_proof as Filecoin's
-// RegisteredUpdateProof: 0 2KiB, 1 8MiB, 2 512MiB, 3 32GiB, 4 64GiB), one
+// RegisteredUpdateProof: 0 2KiB, 1 8MiB, 2 512MiB, 3 32GiB, 4 64GiB; a
+// registered_proof past 4, or one other than 0 that contradicts sector_size,
+// is refused: ShapeOf in the .cpp says how this differs from Curio's daemon), one
 // bincode PartitionProof per partition (length, structure and canonical
 // values via the engine's reader, consistency via MakeCircuitWitness), and
 // three canonical commitments, each 32 raw bytes (Curio today) or the CID
