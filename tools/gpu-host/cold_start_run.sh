@@ -9,7 +9,12 @@
 # Each run times daemon start -> READY -> the first proof returned (cuzk-bench
 # single, which checks the proof), and records the daemon's SRS_LOAD /
 # SRS_CACHE / GPU_TIMING lines and its resident memory when idle after the
-# proof. A summary table is printed last; every log is under $OUT.
+# proof and after SRS_HOST_RELEASE (the host copy given back once the GPU
+# holds the set and the images are written). Run 2 then proves
+# CUZK_WARM_SECTORS (default 3) more sectors, 2 at a time (cuzk-bench batch),
+# with the GPU's utilization sampled, and prints the median of every
+# GPU_TIMING step of those partitions. A summary table is printed last;
+# every log is under $OUT.
 #
 #   OUT=... tools/gpu-host/cold_start_run.sh TARBALL
 #
@@ -101,6 +106,40 @@ EOF
       sleep 0.1
     done
     row "run1: images written (after the proof)" "-" "$(since "$t1")s" "$(du -sh "$cache" 2>/dev/null | cut -f1)"
+  fi
+  # The host copy goes once the GPU holds the set and the images are written.
+  local t2
+  t2=$(date +%s.%N)
+  for _ in $(seq 600); do
+    grep -q 'SRS_HOST_RELEASE' "$OUT/daemon-$tag.log" && break
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  row "$tag: SRS_HOST_RELEASE seen" "$(grep -q SRS_HOST_RELEASE "$OUT/daemon-$tag.log" && echo ok || echo none)" \
+    "$(since "$t2")s" "$(grep -o 'released_bytes=[0-9]*,circuit=[a-z]*,held_bytes=[0-9]*,ms=[0-9]*' "$OUT/daemon-$tag.log" | head -1)"
+  sleep 1
+  grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag-released.txt"
+  row "$tag: idle memory after the release" "-" "-" "$(cat "$OUT/rss-$tag-released.txt")"
+  if [[ $tag == run2 ]] && ((${CUZK_WARM_SECTORS:-3} > 0)) && (($(date +%s) - t_start < 470)); then
+    local n_before smi
+    n_before=$(grep -c 'GPU_TIMING' "$OUT/daemon-$tag.log")
+    nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 >"$OUT/gpu-util-$tag.txt" 2>&1 &
+    smi=$!
+    timed "$tag: ${CUZK_WARM_SECTORS:-3} more sectors, 2 at a time" 150 "$OUT/batch-$tag.log" \
+      "$bundle/bin/cuzk-bench" batch --addr "$grpc" --dir "$w/sector" --count "${CUZK_WARM_SECTORS:-3}" --concurrency 2
+    kill "$smi" 2>/dev/null
+    row "$tag: batch result" "-" "-" "$(grep -E 'completed' "$OUT/batch-$tag.log" | tail -1)"
+    row "$tag: GPU utilization during the batch" "-" "-" \
+      "$(awk '$1+0==$1 {s+=$1; n++} END {if (n) printf "mean %.1f%% of %d samples", s/n, n}' "$OUT/gpu-util-$tag.txt")"
+    # The median of each GPU_TIMING field over the batch's partitions.
+    grep 'GPU_TIMING' "$OUT/daemon-$tag.log" | tail -n +"$((n_before + 1))" >"$OUT/gpu-timing-batch.txt"
+    tr ',' '\n' <"$OUT/gpu-timing-batch.txt" | grep -E '^[a-z0-9_]+_ms=' | awk -F= '{print $1, $2}' |
+      sort -k1,1 -k2,2g | awk '{v[$1]=v[$1] " " $2; n[$1]++} END {for (k in v) {split(substr(v[k],2), a, " ");
+        printf "%s median %.1f (n=%d, min %.1f, max %.1f)\n", k, a[int((n[k]+1)/2)], n[k], a[1], a[n[k]]}}' |
+      sort >"$OUT/gpu-steps-median.txt"
+    while read -r line; do row "  step" "-" "-" "$line"; done <"$OUT/gpu-steps-median.txt"
+    grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag-after-batch.txt"
+    row "$tag: memory after the batch" "-" "-" "$(cat "$OUT/rss-$tag-after-batch.txt")"
   fi
   kill -TERM "$dpid"
   wait "$dpid"
