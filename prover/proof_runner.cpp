@@ -57,9 +57,11 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
       budget_(options.budget ? options.budget : owned_budget_.get()) {
   if (budget_->capacity() == 0) throw std::invalid_argument("ProofRunner: budget is 0 bytes");
 #ifdef CUZK_HAVE_CUDA
-  for (int d : devices_)
-    gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(
-                                 cuda::CudaBackendOptions{.device = d, .cpu_threads = options.engine_threads}));
+  for (int d : devices_) {
+    // One lane per GPU worker: a worker's evaluation and NTTs run beside the other's MSMs.
+    gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{
+                                 .device = d, .cpu_threads = options.engine_threads, .lanes = options.workers_per_device}));
+  }
 #endif
   scheduler::PipelineConfig pc;
   pc.synthesis_threads = options.synthesis_threads;

@@ -168,8 +168,8 @@ void Pipeline::Impl::GpuLoop(unsigned worker, int device) {
     ActiveJob& job = *item.job;
     Deferred d;
     const auto t_status = SteadyClock::now();
+    job.status[item.partition].worker = int(worker);  // before the stage's notification, which carries it
     SetStageLocked(job, item.partition, PartitionStage::kGpu);
-    job.status[item.partition].worker = int(worker);
     const auto t_fail_check = SteadyClock::now();
     const bool live = job.active;  // a failed job's queued partitions were removed; this is the race guard
     const auto t_mark_busy = SteadyClock::now();

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <condition_variable>
+#include <shared_mutex>
 #include <string>
 #include <type_traits>
 
@@ -129,7 +131,7 @@ struct ResidentKey {
   KeyFingerprint fingerprint;
   SectionBases<G1Gpu> h, l, a, b_g1;
   std::optional<SectionBases<G2Gpu>> b_g2;
-  std::unique_ptr<ResidentCircuit> circuit;  // witness-only proofs: the last circuit proved with this key
+  std::shared_ptr<const ResidentCircuit> circuit;  // witness-only proofs: the last circuit proved with this key
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
       : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
     if (with_g2) b_g2.emplace(pk.b_g2, budget);
@@ -156,7 +158,7 @@ ff::Fr ZOnCosetInverse(unsigned log_m) {
 
 }  // namespace
 
-size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
+size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes) {
   constexpr size_t kFr = 32, kXyzzG1 = 4 * 48;
   // Per scalar of an MSM: canonical form, counts, offsets, one-flags, their
   // slots and the ones' base indices (msm.hpp's scratch).
@@ -164,7 +166,9 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
   const uint32_t c = pippenger::DefaultWindowBits(m);
   const size_t windows = SignedDigitWindows(c);
   const size_t entries = m * windows;
-  const size_t abc_z = (3 * m + n_z) * kFr;
+  // Per lane: a/b/c and z, and one NTT's scratch (the engine's pool; a
+  // lane's transforms run one after another, so one is in use at a time).
+  const size_t lane = (3 * m + n_z) * kFr + m * kFr;
   const size_t g1_scalars = m * kPerScalar;                  // the G1 Msm, sized by H (m scalars)
   const size_t g2_scalars = n_z * kPerScalar;                // the G2 Msm has its own (B_g2, <= n_z)
   const size_t sort = entries * (4 * sizeof(uint32_t) + 2);  // H's keys and values, double-buffered; CUB's temp
@@ -172,28 +176,62 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z) {
   // Two device slices per curve once any section streams (MsmGpuOptions::stream_slice, default 2^22).
   const size_t staging = 2 * (size_t(1) << 22) * (96 + 192);
   constexpr size_t kSlack = size_t(1) << 30;  // NTT tables, CUDA context, fragmentation
-  return abc_z + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
+  return std::max(lanes, 1u) * lane + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
 }
+
+// Host memory the device is done with, freed after the locks are let go:
+// freeing 1.6 GB (munmap, or cudaFreeHost, which also synchronizes the
+// device) takes tens of ms that the other worker's ProveStart need not wait.
+struct Retired {
+  std::vector<r1cs::AbcVectors> abc;
+  std::vector<std::shared_ptr<void>> owners;
+  std::vector<r1cs::Assignment> assignments;
+};
+
+// One partition in flight on the device up to its MSMs: its streams, the
+// a/b/c buffers (the NTTs run in place; a[0] ends as the H MSM's scalars)
+// and z. CudaBackendOptions::lanes of them, so one partition's evaluation
+// and NTTs (memory-bound) run while another's MSMs (integer-bound) hold the
+// MSM scratch. 32 GiB: 3 x 4.3 GB + 2.6 GB a lane.
+struct Lane {
+  Stream streams[3];
+  Event transformed[3];
+  Event copy_start[3], copy_end[3];  // a/b/c uploads (CudaBackendStats)
+  AbcEvaluator abc_eval;             // witness-only proofs
+  DeviceBuffer<ff::Fr> abc[3], z;
+  CudaBackendStats stats;  // this call's counters, added to the backend's at its end
+  Retired retired;         // emptied by ProveStart after its locks are let go
+  // Witness-only: the circuit this proof evaluates (kept alive, should
+  // another circuit replace it on the key meanwhile).
+  std::shared_ptr<const ResidentCircuit> circuit;
+};
 
 // The device-side state, created with the backend's device current (streams
 // and the NTT tables belong to the device that was current at creation).
 struct GpuState {
-  explicit GpuState(int device) : ntt(device) {}
-  NttEngine ntt;
-  Stream streams[3];
-  Event transformed[3];
-  Event copy_start[3], copy_end[3];  // a/b/c uploads (CudaBackendStats)
-  G1Msm msm;
+  GpuState(int device, unsigned lane_count) : ntt(device) {
+    for (unsigned i = 0; i < std::max(lane_count, 1u); ++i) lanes.push_back(std::make_unique<Lane>());
+  }
+  NttEngine ntt;  // thread-safe (its own lock while enqueuing)
+  G1Msm msm;      // MSM scratch: guarded by Impl::msm_mu
   G2Msm msm_g2;
-  AbcEvaluator abc_eval;  // witness-only proofs
-  DeviceBuffer<ff::Fr> abc[3], z;
-  std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;  // guarded by Impl::mu
 };
 
+// Locks, outermost first:
+//   device_mu  shared by ProveStart calls, exclusive for Prepare and ForgetKey
+//              (which change what the calls read);
+//   a lane     (free_lanes, under mu + lane_free): one per ProveStart call;
+//   msm_mu     the MSM objects' scratch: one partition's MSMs at a time;
+//   mu         the keys, the backend's stats, the free lanes: brief, except
+//              when a first proof uploads a key's bases or circuit (Prepare
+//              does that ahead of the proofs).
 struct CudaBackend::Impl {
   explicit Impl(const CudaBackendOptions& o) : options(o), device(CheckedDevice(o.device)) {
     ScopedDevice on(device);
-    gpu = std::make_unique<GpuState>(device);
+    gpu = std::make_unique<GpuState>(device, o.lanes);
+    for (auto& lane : gpu->lanes) free_lanes.push_back(lane.get());
   }
 
   static int CheckedDevice(int device) {
@@ -206,6 +244,32 @@ struct CudaBackend::Impl {
     return device;
   }
 
+  // A lane for one ProveStart call, back to the free list when it goes.
+  class LaneHold {
+   public:
+    explicit LaneHold(Impl& impl) : impl_(impl) {
+      std::unique_lock lock(impl_.mu);
+      impl_.lane_free.wait(lock, [&] { return !impl_.free_lanes.empty(); });
+      lane_ = impl_.free_lanes.back();
+      impl_.free_lanes.pop_back();
+    }
+    ~LaneHold() {
+      {
+        std::lock_guard lock(impl_.mu);
+        impl_.free_lanes.push_back(lane_);
+      }
+      impl_.lane_free.notify_one();
+    }
+    LaneHold(const LaneHold&) = delete;
+    LaneHold& operator=(const LaneHold&) = delete;
+    Lane& lane() { return *lane_; }
+
+   private:
+    Impl& impl_;
+    Lane* lane_ = nullptr;
+  };
+
+  // Caller holds mu.
   ResidentKey& Resident(const ProvingKey& pk) {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
@@ -222,8 +286,16 @@ struct CudaBackend::Impl {
     if (options.resident_bases_bytes) return *options.resident_bases_bytes;
     size_t free_bytes = 0, total_bytes = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t need = ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size());
-    return free_bytes > need ? free_bytes - need : 0;
+    // What the lanes already hold is no longer free; what they will hold still is.
+    size_t lanes_now = 0;
+    for (const auto& lane : gpu->lanes) {
+      lanes_now += lane->z.size() * sizeof(ff::Fr);
+      for (const auto& side : lane->abc) lanes_now += side.size() * sizeof(ff::Fr);
+    }
+    const size_t need = ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size(), unsigned(gpu->lanes.size())) +
+                        circuit_to_come;
+    const size_t need_now = need > lanes_now ? need - lanes_now : 0;
+    return free_bytes > need_now ? free_bytes - need_now : 0;
   }
 
   size_t ResidentBytes() const {
@@ -239,31 +311,36 @@ struct CudaBackend::Impl {
 
   // The circuit's compact form on the device, made on the first witness-only
   // proof with this key and circuit (host compaction: a few hash lookups per
-  // nonzero, multi-threaded; then one upload).
-  const DeviceCircuit& CircuitOnDevice(ResidentKey& key, const r1cs::CompiledCircuit& circuit) {
+  // nonzero, multi-threaded; then one upload). Caller holds mu.
+  std::shared_ptr<const ResidentCircuit> CircuitOnDevice(ResidentKey& key, const r1cs::CompiledCircuit& circuit) {
     CircuitFingerprint f = FingerprintOf(circuit);
-    if (key.circuit && key.circuit->host == &circuit && key.circuit->fingerprint == f) return key.circuit->device;
-    key.circuit.reset();  // the old one's device memory goes before the new one is uploaded
+    if (key.circuit && key.circuit->host == &circuit && key.circuit->fingerprint == f) return key.circuit;
+    key.circuit.reset();  // the old one's device memory goes (once no lane uses it) before the new one is uploaded
     const r1cs::CompactCircuit cc = r1cs::Compact(circuit, {.threads = options.cpu_threads});
-    key.circuit = std::make_unique<ResidentCircuit>(circuit, std::move(f), cc);
+    key.circuit = std::make_shared<const ResidentCircuit>(circuit, std::move(f), cc);
     stats.resident_circuit_bytes = ResidentCircuitBytes();
-    return key.circuit->device;
+    return key.circuit;
   }
 
-  // Witness-only: z and a/b/c made on the device (z in gpu->z, a/b/c in
-  // gpu->abc, m each), every row checked. The host's part is compacting z.
+  // Witness-only: z and a/b/c made on the device (z in lane.z, a/b/c in
+  // lane.abc, m each), every row checked. The host's part is compacting z.
   // p.steps gets its parts: "circuit" (the compact circuit's upload on the
   // first proof without Prepare; ~0 after), "compact_z" (only when synthesis
   // did not compact z), "z_expand" (the compact witness's upload and
   // expansion), "abc_eval" (a/b/c into the NTT buffers and the row check).
-  void EvaluateOnDevice(ResidentKey& key, const ProvingKey& pk, const ProverInput& input, PendingProof& p) {
+  void EvaluateOnDevice(Lane& lane, ResidentKey& key, const ProvingKey& pk, const ProverInput& input,
+                        PendingProof& p) {
     using Clock = std::chrono::steady_clock;
     const auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     const r1cs::CompiledCircuit& circuit = *input.circuit;
     const auto t_circuit = Clock::now();
-    const DeviceCircuit& dc = CircuitOnDevice(key, circuit);
+    {
+      std::lock_guard lock(mu);
+      lane.circuit = CircuitOnDevice(key, circuit);
+    }
+    const DeviceCircuit& dc = lane.circuit->device;
     const auto t0 = Clock::now();
     p.steps.emplace_back("circuit", ms(t_circuit, t0));
     std::optional<r1cs::CompactWitness> compacted_here;
@@ -272,57 +349,47 @@ struct CudaBackend::Impl {
     const auto t1 = Clock::now();
     if (compacted_here) p.steps.emplace_back("compact_z", ms(t0, t1));
     const size_t m = pk.domain_size();
-    Reserve(gpu->z, w.num_variables);
-    for (auto& side : gpu->abc) Reserve(side, m);
-    stats.compact_witness_bytes += gpu->abc_eval.ExpandWitness(w, gpu->z.data(), gpu->streams[0]);
+    Reserve(lane.z, w.num_variables);
+    for (auto& side : lane.abc) Reserve(side, m);
+    lane.stats.compact_witness_bytes += lane.abc_eval.ExpandWitness(w, lane.z.data(), lane.streams[0]);
     // Synchronized only to time the step apart (the evaluation on the same
     // stream would wait for it anyway; the cost is one idle launch gap).
-    gpu->streams[0].Synchronize();
+    lane.streams[0].Synchronize();
     const auto t2 = Clock::now();
     p.steps.emplace_back("z_expand", ms(t1, t2));
-    const std::optional<uint64_t> bad = gpu->abc_eval.EvaluateAbc(
-        dc, gpu->z.data(), gpu->abc[0].data(), gpu->abc[1].data(), gpu->abc[2].data(), m, gpu->streams[0]);
+    const std::optional<uint64_t> bad = lane.abc_eval.EvaluateAbc(
+        dc, lane.z.data(), lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), m, lane.streams[0]);
     const auto t3 = Clock::now();
     p.steps.emplace_back("abc_eval", ms(t2, t3));
-    stats.compact_witness_ms += ms(t0, t1);
-    stats.abc_eval_ms += ms(t1, t3);
+    lane.stats.compact_witness_ms += ms(t0, t1);
+    lane.stats.abc_eval_ms += ms(t1, t3);
     if (bad) {
       ff::Fr v[3];
-      for (int k = 0; k < 3; ++k) gpu->abc[k].CopyToHost(std::span<ff::Fr>(&v[k], 1), gpu->streams[0], *bad);
-      gpu->streams[0].Synchronize();
+      for (int k = 0; k < 3; ++k) lane.abc[k].CopyToHost(std::span<ff::Fr>(&v[k], 1), lane.streams[0], *bad);
+      lane.streams[0].Synchronize();
       throw groth16::UnsatisfiedWitnessError({*bad, circuit.RowName(*bad), v[0], v[1], v[2]});
     }
   }
 
-  // H scalars on the device in abc[0] (m - 1 of them for bellperson keys, m
-  // for snarkjs keys). Consumes input.abc.
-  // Host memory the device is done with, freed after the device lock is let
-  // go: freeing 1.6 GB (munmap, or cudaFreeHost, which also synchronizes the
-  // device) takes tens of ms that the other worker's ProveStart need not wait.
-  struct Retired {
-    std::vector<r1cs::AbcVectors> abc;
-    std::vector<std::shared_ptr<void>> owners;
-    std::vector<r1cs::Assignment> assignments;
-  };
-  Retired retired;  // guarded by mu; emptied by ProveStart after unlocking
-
-  void Retire(ProverInput& input) {
-    retired.abc.push_back(std::move(input.abc));
-    retired.owners.push_back(std::move(input.abc_owner));
+  static void Retire(Lane& lane, ProverInput& input) {
+    lane.retired.abc.push_back(std::move(input.abc));
+    lane.retired.owners.push_back(std::move(input.abc_owner));
     input.ReleaseAbc();
   }
 
-  // abc_on_device: a/b/c are in gpu->abc already (witness-only), nothing to upload.
-  size_t ComputeH(const ProvingKey& pk, ProverInput& input, bool abc_on_device) {
+  // H scalars on the device in lane.abc[0] (m - 1 of them for bellperson
+  // keys, m for snarkjs keys). Consumes input.abc.
+  // abc_on_device: a/b/c are in lane.abc already (witness-only), nothing to upload.
+  size_t ComputeH(Lane& lane, const ProvingKey& pk, ProverInput& input, bool abc_on_device) {
     const size_t m = abc_on_device ? pk.domain_size() : input.Abc(0).size();
     if (pk.h_form != groth16::HQueryForm::kBellperson) {
       input.OwnAbc();  // the CPU's H path transforms vectors in place
       std::vector<ff::Fr> h =
           groth16::ComputeHScalars(pk.h_form, input.abc.a, input.abc.b, input.abc.c, options.cpu_threads);
-      Retire(input);
-      Reserve(gpu->abc[0], h.size());
-      gpu->abc[0].CopyFromHost(h, gpu->streams[0]);
-      gpu->streams[0].Synchronize();
+      Retire(lane, input);
+      Reserve(lane.abc[0], h.size());
+      lane.abc[0].CopyFromHost(h, lane.streams[0]);
+      lane.streams[0].Synchronize();
       return h.size();
     }
     const unsigned log_m = unsigned(std::countr_zero(m));
@@ -331,43 +398,47 @@ struct CudaBackend::Impl {
     // pool; with pageable memory the host thread stages each copy, but the
     // GPU keeps transforming meanwhile).
     const bool pinned = !abc_on_device && IsPageLocked(input.Abc(0).data());
+    // The vectors' transforms run one after another (each alone saturates
+    // the memory bus), so the lane needs one NTT scratch from the engine's
+    // pool at a time (the pool reuses it across the event dependencies):
+    // 4.3 GB at 32 GiB instead of three.
     for (int k = 0; k < 3; ++k) {
       if (!abc_on_device) {
-        Reserve(gpu->abc[k], m);
-        gpu->copy_start[k].Record(gpu->streams[k]);
-        gpu->abc[k].CopyFromHost(input.Abc(k), gpu->streams[k]);
-        gpu->copy_end[k].Record(gpu->streams[k]);
+        Reserve(lane.abc[k], m);
+        lane.copy_start[k].Record(lane.streams[k]);
+        lane.abc[k].CopyFromHost(input.Abc(k), lane.streams[k]);
+        lane.copy_end[k].Record(lane.streams[k]);
       }
-      gpu->ntt.Run(NttKind::kInverse, gpu->abc[k].data(), m, gpu->streams[k]);
-      gpu->ntt.Run(NttKind::kCosetForward, gpu->abc[k].data(), m, gpu->streams[k]);
-      if (k > 0) {
-        gpu->transformed[k].Record(gpu->streams[k]);
-        CUZK_CUDA_CHECK(cudaStreamWaitEvent(gpu->streams[0], gpu->transformed[k].get(), 0));
-      }
+      if (k > 0) CUZK_CUDA_CHECK(cudaStreamWaitEvent(lane.streams[k], lane.transformed[k - 1].get(), 0));
+      gpu->ntt.Run(NttKind::kInverse, lane.abc[k].data(), m, lane.streams[k]);
+      gpu->ntt.Run(NttKind::kCosetForward, lane.abc[k].data(), m, lane.streams[k]);
+      lane.transformed[k].Record(lane.streams[k]);
     }
-    LaunchHPointwise(gpu->abc[0].data(), gpu->abc[1].data(), gpu->abc[2].data(), ZOnCosetInverse(log_m), m,
-                     gpu->streams[0]);
-    gpu->ntt.Run(NttKind::kCosetInverse, gpu->abc[0].data(), m, gpu->streams[0]);
-    gpu->streams[0].Synchronize();  // the G1 MSM runs on its own stream
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(lane.streams[0], lane.transformed[2].get(), 0));
+    LaunchHPointwise(lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), ZOnCosetInverse(log_m), m,
+                     lane.streams[0]);
+    gpu->ntt.Run(NttKind::kCosetInverse, lane.abc[0].data(), m, lane.streams[0]);
+    lane.streams[0].Synchronize();  // the G1 MSM runs on its own stream
     if (abc_on_device) return m - 1;
-    for (int k = 0; k < 3; ++k) stats.abc_ms += gpu->copy_end[k].ElapsedMsSince(gpu->copy_start[k]);
-    stats.abc_bytes += 3 * m * sizeof(ff::Fr);
-    if (pinned) stats.abc_pinned_bytes += 3 * m * sizeof(ff::Fr);
-    return m - 1;  // a/b/c are retired by StartOne, after z (which may share their buffer) is uploaded  // bellperson
-                   // drops the last coefficient (0 for a satisfied circuit)
+    for (int k = 0; k < 3; ++k) lane.stats.abc_ms += lane.copy_end[k].ElapsedMsSince(lane.copy_start[k]);
+    lane.stats.abc_bytes += 3 * m * sizeof(ff::Fr);
+    if (pinned) lane.stats.abc_pinned_bytes += 3 * m * sizeof(ff::Fr);
+    // a/b/c are retired by StartOne, after z (which may share their buffer)
+    // is uploaded. bellperson drops the last coefficient (0 for a satisfied circuit).
+    return m - 1;
   }
 
   // z once to the device: the A, B_g1, L and B_g2 MSMs all read it (32 GiB
   // partition: 2.6 GB, ~47 ms at pinned line rate, paid once instead of 3x).
   // From ProverInput::z_copy when the daemon put one in page-locked memory.
-  const ff::Fr* UploadWitness(const ProverInput& input) {
+  static const ff::Fr* UploadWitness(Lane& lane, const ProverInput& input) {
     const std::span<const ff::Fr> z =
         input.z_copy.size() == input.assignment.values.size() ? input.z_copy : input.assignment.values;
-    Reserve(gpu->z, z.size());
-    gpu->copy_start[1].Record(gpu->streams[1]);
-    gpu->z.CopyFromHost(z, gpu->streams[1]);
-    gpu->copy_end[1].Record(gpu->streams[1]);
-    return gpu->z.data();
+    Reserve(lane.z, z.size());
+    lane.copy_start[1].Record(lane.streams[1]);
+    lane.z.CopyFromHost(z, lane.streams[1]);
+    lane.copy_end[1].Record(lane.streams[1]);
+    return lane.z.data();
   }
 
   // cudaHostAlloc'd (or registered) memory: copies from it run at line rate.
@@ -383,24 +454,34 @@ struct CudaBackend::Impl {
   // Runs one step of ProveStart and appends its wall time to p.steps. Every
   // step below ends in a device synchronization (an MSM returns its sum to
   // the host; the evaluation reads back its row check; ComputeH and the z
-  // upload synchronize), so the time is the step's device time.
+  // upload synchronize), so the time is the step's device time (with
+  // another lane's work beside it, when lanes > 1).
   template <class Fn>
   static auto Timed(PendingProof& p, const char* name, Fn&& fn) {
     const auto t0 = std::chrono::steady_clock::now();
+    const auto done = [&] {
+      p.steps.emplace_back(name,
+                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    };
     if constexpr (std::is_void_v<decltype(fn())>) {
       fn();
-      p.steps.emplace_back(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      done();
     } else {
       auto result = fn();
-      p.steps.emplace_back(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      done();
       return result;
     }
   }
 
-  PendingProof StartOne(const ProvingKey& pk, ProverInput& input) {
+  // The front half (evaluation or upload, NTTs) on the lane alone; the MSMs
+  // under msm_mu.
+  PendingProof StartOne(Lane& lane, const ProvingKey& pk, ProverInput& input) {
     PendingProof p;
     ResidentKey* resident = nullptr;
-    Timed(p, "bases", [&] { resident = &Resident(pk); });  // ~0 unless this proof uploads them
+    Timed(p, "bases", [&] {  // ~0 unless this proof uploads them
+      std::lock_guard lock(mu);
+      resident = &Resident(pk);
+    });
     ResidentKey& bases = *resident;
     // snarkjs-form keys take their H on the CPU: evaluate there too.
     if (input.WitnessOnly() && pk.h_form != groth16::HQueryForm::kBellperson) {
@@ -409,45 +490,65 @@ struct CudaBackend::Impl {
     const ff::Fr* z = nullptr;
     size_t h_count = 0;
     if (input.WitnessOnly()) {
-      EvaluateOnDevice(bases, pk, input, p);  // its own steps: circuit, compact_z, z_expand, abc_eval
-      h_count = Timed(p, "h_ntt", [&] { return ComputeH(pk, input, /*abc_on_device=*/true); });
-      z = gpu->z.data();
-      ++stats.witness_only_proofs;
+      EvaluateOnDevice(lane, bases, pk, input, p);  // its own steps: circuit, compact_z, z_expand, abc_eval
+      h_count = Timed(p, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/true); });
+      z = lane.z.data();
+      ++lane.stats.witness_only_proofs;
     } else {
-      h_count = Timed(p, "h_ntt", [&] { return ComputeH(pk, input, /*abc_on_device=*/false); });
+      h_count = Timed(p, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/false); });
       z = Timed(p, "z_upload", [&] {
-        const ff::Fr* on_device = UploadWitness(input);
-        gpu->streams[1].Synchronize();
+        const ff::Fr* on_device = UploadWitness(lane, input);
+        lane.streams[1].Synchronize();
         return on_device;
       });
-      if (IsPageLocked(input.z_copy.data())) stats.z_pinned_bytes += input.z_copy.size_bytes();
-      Retire(input);  // a/b/c and the z copy: the device has its own now
-      stats.z_ms += gpu->copy_end[1].ElapsedMsSince(gpu->copy_start[1]);
-      stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
+      if (IsPageLocked(input.z_copy.data())) lane.stats.z_pinned_bytes += input.z_copy.size_bytes();
+      Retire(lane, input);  // a/b/c and the z copy: the device has its own now
+      lane.stats.z_ms += lane.copy_end[1].ElapsedMsSince(lane.copy_start[1]);
+      lane.stats.z_bytes += input.assignment.values.size() * sizeof(ff::Fr);
     }
-    ++stats.proofs;
+    ++lane.stats.proofs;
+    std::unique_lock msm_lock(msm_mu, std::defer_lock);
+    Timed(p, "msm_wait", [&] { msm_lock.lock(); });  // another lane's MSMs
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
-    p.h_sum = Timed(p, "msm_h", [&] { return bases.h.Run(msm, gpu->abc[0].data(), h_count, on_device, stats); });
-    p.a_sum = Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, on_device, stats); });
-    p.b1_sum = Timed(p, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, stats); });
+    CudaBackendStats& st = lane.stats;
+    p.h_sum = Timed(p, "msm_h", [&] { return bases.h.Run(msm, lane.abc[0].data(), h_count, on_device, st); });
+    p.a_sum = Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, on_device, st); });
+    p.b1_sum = Timed(p, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, st); });
     const size_t num_inputs = input.assignment.num_inputs;
     p.l_sum = Timed(p, "msm_l", [&] {
-      return bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, stats);
+      return bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, st);
     });
     if (bases.b_g2) {
       p.b2_sum = Timed(p, "msm_b_g2",
-                       [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, stats); });
-      retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
+                       [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, st); });
+      lane.retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       p.assignment = std::move(input.assignment);
     }
     return p;
   }
 
+  // Adds a lane's counters of one call to the backend's (caller holds mu).
+  void AddStats(CudaBackendStats& from) {
+    stats.proofs += from.proofs;
+    stats.abc_bytes += from.abc_bytes, stats.abc_pinned_bytes += from.abc_pinned_bytes, stats.abc_ms += from.abc_ms;
+    stats.z_bytes += from.z_bytes, stats.z_pinned_bytes += from.z_pinned_bytes, stats.z_ms += from.z_ms;
+    stats.streamed_msms += from.streamed_msms, stats.streamed_base_bytes += from.streamed_base_bytes;
+    stats.witness_only_proofs += from.witness_only_proofs;
+    stats.compact_witness_bytes += from.compact_witness_bytes, stats.compact_witness_ms += from.compact_witness_ms;
+    stats.abc_eval_ms += from.abc_eval_ms;
+    from = {};
+  }
+
   CudaBackendOptions options;
   int device;
-  mutable std::mutex mu;  // guards gpu and stats
+  size_t circuit_to_come = 0;  // Prepare: the compact circuit's bytes, uploaded after the bases (guarded by mu)
+  std::shared_mutex device_mu;
+  std::mutex msm_mu;
+  std::mutex mu;  // guards gpu->keys, stats, free_lanes
+  std::condition_variable lane_free;
+  std::vector<Lane*> free_lanes;
   std::unique_ptr<GpuState> gpu;
   CudaBackendStats stats;
 };
@@ -457,30 +558,41 @@ CudaBackend::~CudaBackend() = default;
 
 std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::span<ProverInput> inputs) {
   for (const auto& in : inputs) groth16::CheckProverInput(pk, in);
-  Impl::Retired retired;  // destroyed last: after the lock is released
+  Retired retired;  // destroyed last: after every lock is let go
   std::vector<PendingProof> out;
   const auto t_call = std::chrono::steady_clock::now();
-  std::lock_guard lock(impl_->mu);
-  // Still under the lock, on every way out (a throw included): what the
-  // device is done with moves to `retired`, freed once the lock is let go.
-  struct TakeRetired {
-    Impl::Retired& from;
-    Impl::Retired& to;
-    ~TakeRetired() { std::swap(from, to); }
-  } take{impl_->retired, retired};
+  std::shared_lock device_lock(impl_->device_mu);
+  Impl::LaneHold hold(*impl_);
+  Lane& lane = hold.lane();
+  // On every way out (a throw included), while the lane is still held: what
+  // the device is done with moves to `retired`, and the call's counters to
+  // the backend's.
+  struct Finally {
+    Impl& impl;
+    Lane& lane;
+    Retired& to;
+    ~Finally() {
+      std::swap(lane.retired, to);
+      lane.circuit.reset();
+      std::lock_guard lock(impl.mu);
+      impl.AddStats(lane.stats);
+    }
+  } finally{*impl_, lane, retired};
   const auto t0 = std::chrono::steady_clock::now();
   ScopedDevice on(impl_->device);
-  // The wait for the device (another worker's ProveStart or a Prepare):
-  // the first step of every proof of the batch.
-  const double lock_wait_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
+  // The wait for a lane (with lanes = 1: the other worker's whole
+  // ProveStart; always: a Prepare or ForgetKey): the first step of every
+  // proof of the batch.
+  const double lane_wait_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
   out.reserve(inputs.size());
   for (auto& in : inputs) {
-    out.push_back(impl_->StartOne(pk, in));
+    out.push_back(impl_->StartOne(lane, pk, in));
     auto& steps = out.back().steps;
-    steps.insert(steps.begin(), {"lock_wait", lock_wait_ms});
+    steps.insert(steps.begin(), {"lane_wait", lane_wait_ms});
   }
-  impl_->stats.prove_start_ms +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lock(impl_->mu);
+  impl_->stats.prove_start_ms += ms;
   return out;
 }
 
@@ -500,16 +612,30 @@ groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pen
 
 void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) {
   using Clock = std::chrono::steady_clock;
+  std::unique_lock device_lock(impl_->device_mu);  // no ProveStart meanwhile
   std::lock_guard lock(impl_->mu);
   const auto t0 = Clock::now();
   ScopedDevice on(impl_->device);
-  ResidentKey& key = impl_->Resident(pk);
-  const auto t1 = Clock::now();
-  if (circuit && pk.h_form == groth16::HQueryForm::kBellperson) {
-    impl_->CircuitOnDevice(key, *circuit);
-    Reserve(impl_->gpu->z, circuit->num_variables());
+  // Every lane's buffers first: they are the proofs' own memory, the bases
+  // get what is left (a section that does not fit streams from the host).
+  const size_t m = pk.domain_size();
+  for (auto& lane : impl_->gpu->lanes) {
+    for (auto& side : lane->abc) Reserve(side, m);
+    Reserve(lane->z, pk.num_variables());
   }
-  for (auto& side : impl_->gpu->abc) Reserve(side, pk.domain_size());
+  const bool with_circuit = circuit && pk.h_form == groth16::HQueryForm::kBellperson;
+  // The compact circuit (r1cs::CompactCircuit: 6 B a nonzero, 4 B a row and
+  // matrix) is uploaded after the bases; they leave room for it.
+  impl_->circuit_to_come = 0;
+  if (with_circuit) {
+    for (const r1cs::CsrMatrix* mat : {&circuit->a, &circuit->b, &circuit->c})
+      impl_->circuit_to_come += 6 * mat->nonzeros() + 4 * (mat->rows() + 1);
+    impl_->circuit_to_come += size_t(64) << 20;  // the coefficient table and alignment, generously
+  }
+  ResidentKey& key = impl_->Resident(pk);
+  impl_->circuit_to_come = 0;
+  const auto t1 = Clock::now();
+  if (with_circuit) impl_->CircuitOnDevice(key, *circuit);
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
@@ -535,6 +661,7 @@ CudaBackendStats CudaBackend::Stats() const {
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {
+  std::unique_lock device_lock(impl_->device_mu);  // no ProveStart reads the key meanwhile
   std::lock_guard lock(impl_->mu);
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);

@@ -19,10 +19,10 @@
 //     left for bases (CudaBackendOptions::resident_bases_bytes) are streamed
 //     from host memory on every proof instead.
 // Each PendingProof carries ProveStart's steps (PendingProof::steps, in
-// order): lock_wait (for the device), bases, then witness-only circuit,
+// order): lane_wait (for a lane), bases, then witness-only circuit,
 // [compact_z], z_expand, abc_eval, or for host a/b/c nothing; h_ntt (a/b/c
 // uploads when on the host, 7 NTTs of m, the pointwise step), [z_upload],
-// msm_h, msm_a, msm_b_g1, msm_l, [msm_b_g2].
+// msm_wait (for another lane's MSMs), msm_h, msm_a, msm_b_g1, msm_l, [msm_b_g2].
 // ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
 // MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB
 // partition (2^24) that took ~3.0 s on 16 cores against ~0.55 s for all of
@@ -36,17 +36,22 @@
 // L and B_g2 all read it), from ProverInput::z_copy when the daemon put one
 // in the same page-locked buffer, else from the assignment's vector. 0/1 witness
 // values are summed apart from the rest (the MSM's bit-witness split,
-// cuda/msm/msm_steps.hpp). ProveStart calls serialize on one mutex (one set
-// of streams and scratch per device).
+// cuda/msm/msm_steps.hpp).
+//
+// Concurrency (CudaBackendOptions::lanes): each ProveStart call takes a
+// lane (its own a/b/c and z buffers, streams and evaluation scratch) for the
+// whole call, and the one MSM scratch (G1 and G2) only for its MSMs. With
+// two lanes, one partition's witness expansion, a/b/c evaluation and NTTs
+// (memory-bound) run while the other's MSMs (integer-bound) run. Prepare
+// and ForgetKey exclude every call.
 //
 // Witness-only inputs (issue 15; groth16::ProveOptions::witness_only, so
 // ProverInput::circuit is set and a/b/c were never evaluated on the host):
 //   - the circuit in compact form (r1cs::Compact: 32-bit CSR, 2-byte
 //     coefficient codes) is uploaded on the first such proof with a key and
 //     kept with the key's bases (ForgetKey drops both; a different circuit
-//     with the same key replaces it). Its device memory is NOT yet counted
-//     in resident_bases_bytes / ProofWorkingSetBytes: Stats().
-//     resident_circuit_bytes says what it takes;
+//     with the same key replaces it). Prepare leaves room for it when it
+//     sizes the bases; Stats().resident_circuit_bytes says what it takes;
 //   - per proof the host compacts z (r1cs::CompactWitnessOf: 2-bit classes
 //     zero/one/other plus the other values), the device expands it into z
 //     and evaluates a/b/c straight into the NTT buffers (padding written
@@ -81,6 +86,11 @@ struct CudaBackendOptions {
   // section (tests).
   std::optional<size_t> resident_bases_bytes = std::nullopt;
   size_t stream_slice = 0;  // bases per streamed slice (MsmGpuOptions::stream_slice); 0: the default
+  // Partitions that may be in ProveStart at once (the daemon: its GPU
+  // workers per device). Each has its own a/b/c, z and streams (a lane), so
+  // one partition's evaluation and NTTs run while another's MSMs hold the
+  // MSM scratch (one at a time). 32 GiB: ~20 GB of device memory a lane.
+  unsigned lanes = 1;
 };
 
 // Device memory one proof needs besides the key's bases, for a key of
@@ -88,7 +98,7 @@ struct CudaBackendOptions {
 // of the G1 and G2 MSMs, the largest MSM's digit entries, sort buffers and
 // buckets (H: m random scalars), and the streaming slices (32 GiB: ~63 GB).
 // An estimate for sizing residency (docs/perf/gpu.md has measured figures).
-size_t ProofWorkingSetBytes(size_t m, size_t n_z);
+size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes = 1);
 
 // Totals since the backend was made (CUDA events around each copy, so a
 // copy's time includes any contention with the kernels of the other streams).

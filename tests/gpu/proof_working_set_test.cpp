@@ -33,6 +33,17 @@ TEST(ProofWorkingSetTest, ThirtyTwoGiBKeyStaysResidentOnAnH200) {
   const size_t bases = (m + 3 * n_z) * 96 + n_z * 192;
   const size_t h200 = size_t(139.8 * 1024 * 1024 * 1024);
   EXPECT_LT(ProofWorkingSetBytes(m, n_z) + bases, h200);
+  // With two lanes (the daemon's two GPU workers per device) and the compact
+  // circuit (3.63 GB measured at 32 GiB: docs/perf/gpu.md, GPU_PREPARE).
+  const size_t circuit = size_t(3.7e9);
+  EXPECT_LT(ProofWorkingSetBytes(m, n_z, 2) + bases + circuit, h200);
+}
+
+TEST(ProofWorkingSetTest, EachLaneAddsItsOwnBuffers) {
+  const size_t m = size_t(1) << 27, n_z = 80'978'493;
+  // A lane: a, b, c and z, and one NTT's scratch.
+  EXPECT_EQ(ProofWorkingSetBytes(m, n_z, 2) - ProofWorkingSetBytes(m, n_z, 1), (4 * m + n_z) * kFr);
+  EXPECT_EQ(ProofWorkingSetBytes(m, n_z, 0), ProofWorkingSetBytes(m, n_z, 1));
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/groth16/cuda_backend.hpp"
@@ -232,6 +234,59 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
       std::printf("  8MiB k=%u: CPU proof %.0f ms (equal bytes checked)\n", k, ms_since(t0));
     }
   }
+}
+
+// Two lanes (CudaBackendOptions::lanes, the daemon's two GPU workers): four
+// threads prove at once on one backend, so evaluations and NTTs of one lane
+// run beside the other's MSMs; every proof equals the CPU's for its r, s.
+// Prepare holds the set on the device, so HoldsOnDevice; each proof's steps
+// are reported in order.
+TEST(WitnessOnlyGpuTest, ConcurrentLanesGiveTheCpuProofs) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const Keyed k = MakeKeyed(14, HQueryForm::kBellperson);
+  CudaBackend gpu({.lanes = 2});
+  EXPECT_FALSE(gpu.HoldsOnDevice(k.pk, &k.circuit));
+  gpu.Prepare(k.pk, &k.circuit);
+  EXPECT_TRUE(gpu.HoldsOnDevice(k.pk, &k.circuit));
+  EXPECT_TRUE(gpu.HoldsOnDevice(k.pk, nullptr));
+  CpuBackend cpu;
+  EXPECT_FALSE(cpu.HoldsOnDevice(k.pk, nullptr));
+
+  constexpr int kThreads = 4, kEach = 3;
+  struct Case {
+    r1cs::Assignment z;
+    ff::Fr r, s;
+    ProofBytes want{};
+  };
+  std::vector<Case> cases;
+  for (int i = 0; i < kThreads * kEach; ++i) {
+    Case c{synthetic::Witness(k.params, rng()), ff::Fr::Random(rng), ff::Fr::Random(rng)};
+    c.want = EncodeProof(ProveWithRandomness(cpu, k.pk, k.circuit, c.z, c.r, c.s));
+    cases.push_back(std::move(c));
+  }
+  std::vector<ProofBytes> got(cases.size());
+  std::vector<std::vector<std::string>> step_names(cases.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int j = 0; j < kEach; ++j) {
+        const size_t i = size_t(t * kEach + j);
+        ProverInput in = PrepareProverInput(k.pk, k.circuit, cases[i].z, {.witness_only = true});
+        std::vector<PendingProof> pending = gpu.ProveStart(k.pk, std::span(&in, 1));
+        for (const auto& [name, ms] : pending[0].steps) step_names[i].emplace_back(name);
+        got[i] = EncodeProof(gpu.ProveFinish(k.pk, std::move(pending[0]), cases[i].r, cases[i].s));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const std::vector<std::string> expected_steps = {"lane_wait", "bases",  "circuit",  "z_expand", "abc_eval", "h_ntt",
+                                                   "msm_wait",  "msm_h",  "msm_a",    "msm_b_g1", "msm_l",    "msm_b_g2"};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(got[i], cases[i].want) << "proof " << i;
+    EXPECT_EQ(step_names[i], expected_steps) << "proof " << i;
+  }
+  EXPECT_EQ(gpu.Stats().witness_only_proofs, uint64_t(kThreads * kEach));
 }
 
 }  // namespace
