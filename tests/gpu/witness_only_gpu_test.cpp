@@ -272,7 +272,9 @@ TEST(WitnessOnlyGpuTest, ConcurrentLanesGiveTheCpuProofs) {
     threads.emplace_back([&, t] {
       for (int j = 0; j < kEach; ++j) {
         const size_t i = size_t(t * kEach + j);
-        ProverInput in = PrepareProverInput(k.pk, k.circuit, cases[i].z, {.witness_only = true});
+        // Compacted here, as the daemon's synthesis threads do (no compact_z step on the GPU's side).
+        ProverInput in =
+            PrepareProverInput(k.pk, k.circuit, cases[i].z, {.witness_only = true, .compact_witness = true});
         std::vector<PendingProof> pending = gpu.ProveStart(k.pk, std::span(&in, 1));
         for (const auto& [name, ms] : pending[0].steps) step_names[i].emplace_back(name);
         got[i] = EncodeProof(gpu.ProveFinish(k.pk, std::move(pending[0]), cases[i].r, cases[i].s));
