@@ -10,6 +10,7 @@
 
 #include "cuda/ec/point.hpp"
 #include "cuda/msm/msm_emulation.hpp"
+#include "cuda/msm/msm_plan.hpp"
 #include "cuda/msm/signed_digits.hpp"
 #include "engine/ec/g1.hpp"
 #include "engine/ec/g2.hpp"
@@ -202,6 +203,17 @@ TEST(MsmPipelineEmulationTest, BitWitnessSplitMatchesCpuMsm) {
   EXPECT_TRUE(pippenger::EmulatedMsmG1(std::span<const ec::G1Affine>(odd).subspan(1, 2),
                                        std::vector<ff::Fr>(2, ff::Fr::One()), nullptr, {})
                   .IsInfinity());
+}
+
+// The default width: the cost model, with 22 bits allowed only from 1.5 x
+// 2^26 scalars (measured on the H200: 2^27 at c = 22 920.7 ms, 21 960.1, 20
+// 981.5); below that the widths measured fastest before stay.
+TEST(MsmPlanTest, DefaultWindowBitsTakes22OnlyForTheLargestMsms) {
+  EXPECT_EQ(pippenger::DefaultWindowBits(size_t(1) << 24), 20u);
+  EXPECT_EQ(pippenger::DefaultWindowBits(size_t(1) << 26), 20u);
+  EXPECT_LE(pippenger::DefaultWindowBits((size_t(3) << 25) - 1), 21u);
+  EXPECT_EQ(pippenger::DefaultWindowBits((size_t(1) << 27) - 1), 22u);  // a 32 GiB partition's H MSM
+  EXPECT_LE(pippenger::DefaultWindowBits(size_t(1) << 30), pippenger::kMaxWindowBits);
 }
 
 TEST(MsmPipelineEmulationTest, BadWindowRejected) {
