@@ -36,9 +36,8 @@ using prover::SrsRegistry;
 filecoin::SectorShape ShapeOf(const SubmitProofRequest& r) {
   static const std::array<uint64_t, 5> kUpdateProofSectorBytes = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
                                                                   64ull << 30};
-  static const std::array<const char*, 5> kUpdateProofNames = {"StackedDrg2KiBV1", "StackedDrg8MiBV1",
-                                                                "StackedDrg512MiBV1", "StackedDrg32GiBV1",
-                                                                "StackedDrg64GiBV1"};
+  static const std::array<const char*, 5> kUpdateProofNames = {
+      "StackedDrg2KiBV1", "StackedDrg8MiBV1", "StackedDrg512MiBV1", "StackedDrg32GiBV1", "StackedDrg64GiBV1"};
   const uint64_t proof = r.registered_proof();
   if (proof >= kUpdateProofSectorBytes.size()) {
     throw InvalidRequestError("registered_proof " + std::to_string(proof) +

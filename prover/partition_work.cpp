@@ -202,8 +202,9 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
   // A set whose host copy was given back (prover/host_copy.hpp) is proved
   // only from the GPUs' copies; the CPU backend would read zeros.
   if (s.params->host_released.load() && ctx.device < 0) {
-    throw std::runtime_error("parameter set " + s.params->circuit_id +
-                             ": its host copy was given back once the GPUs held it; the CPU backend cannot prove with it");
+    throw std::runtime_error(
+        "parameter set " + s.params->circuit_id +
+        ": its host copy was given back once the GPUs held it; the CPU backend cannot prove with it");
   }
   std::vector<groth16::PendingProof> pending = out->backend->ProveStart(s.params->pk, std::span(&s.input, 1));
   synthesized.reset();  // a/b/c: their buffers go now, before the pipeline releases their bytes

@@ -59,8 +59,9 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
 #ifdef CUZK_HAVE_CUDA
   for (int d : devices_) {
     // One lane per GPU worker: a worker's evaluation and NTTs run beside the other's MSMs.
-    gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{
-                                 .device = d, .cpu_threads = options.engine_threads, .lanes = options.workers_per_device}));
+    gpu_backends_.emplace(
+        d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{
+               .device = d, .cpu_threads = options.engine_threads, .lanes = options.workers_per_device}));
   }
 #endif
   scheduler::PipelineConfig pc;
@@ -155,6 +156,24 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
 #else
   (void)params;
   (void)all_hold;
+#endif
+}
+
+void ProofRunner::ForgetOnDevices(const LoadedParams& params) {
+#ifdef CUZK_HAVE_CUDA
+  for (const auto& entry : gpu_backends_) {
+    auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get());
+    if (!gpu) continue;
+    const uint64_t before = gpu->Stats().resident_base_bytes;
+    gpu->ForgetKey(params.pk);
+    const cuda::CudaBackendStats s = gpu->Stats();
+    if (s.resident_base_bytes != before) {
+      spdlog::info("GPU_FORGET,device={},circuit={},freed_base_bytes={},resident_base_bytes={}", entry.first,
+                   params.circuit_id, before - s.resident_base_bytes, s.resident_base_bytes);
+    }
+  }
+#else
+  (void)params;
 #endif
 }
 

@@ -161,6 +161,12 @@ class ProofRunner final : public JobCanceller {
   // circuit and synthesis computes only witnesses (never the matrices).
   using AllHold = std::function<void(bool circuit_too)>;
   void PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold = {});
+  // Drops every GPU's copy of a set that is about to be destroyed
+  // (CudaBackend::ForgetKey: its bases and compact circuit, 38 GB at 32 GiB),
+  // so the next set loaded finds the device memory free instead of streaming
+  // its bases. Waits for proofs in progress on each device. A GPU_FORGET line
+  // per device that held it.
+  void ForgetOnDevices(const LoadedParams& params);
 
  private:
   struct Record {

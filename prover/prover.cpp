@@ -50,10 +50,15 @@ Prover::Prover(const ProverOptions& options)
   srs_.SetOnLoaded([this](const std::string&, const std::shared_ptr<const LoadedParams>& params) {
     runner_.PrepareDevices(params, [this, params](bool circuit_too) { srs_.DevicesHold(params, circuit_too); });
   });
+  // A set that goes (evicted, no job holds it) leaves the GPUs too.
+  srs_.SetOnUnloaded([this](const LoadedParams& params) { runner_.ForgetOnDevices(params); });
   if (journal_) Recover();
 }
 
-Prover::~Prover() { srs_.SetOnLoaded(nullptr); }  // before runner_ goes
+Prover::~Prover() {  // before runner_ goes
+  srs_.SetOnLoaded(nullptr);
+  srs_.SetOnUnloaded(nullptr);
+}
 
 Prover::Submitted Prover::Submit(const std::string& request_id, const std::string& digest,
                                  std::shared_ptr<ProofJob> job, const std::string& circuit_id) {

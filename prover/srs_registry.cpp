@@ -82,6 +82,7 @@ SrsRegistry::SrsRegistry(std::string param_cache, unsigned threads, std::string 
     : param_cache_(std::move(param_cache)), threads_(threads), images_(std::move(image_cache_dir)) {}
 SrsRegistry::~SrsRegistry() {
   images_.Shutdown();  // a write in progress stops between chunks
+  SetOnUnloaded(nullptr);
   if (budget_) budget_->RemoveEvictor(evictor_id_);
   for (auto& e : entries_) {  // charges go back before the memory (declared budget-first by the owner)
     absl::MutexLock lock(&e->mu);
@@ -218,7 +219,14 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     if (budget_) {
       charge = budget_->Charge(LoadChargeEstimate(entry.params_path));
     }
-    auto fresh = std::make_shared<LoadedParams>();
+    // Deleted through the unload hook: the GPUs drop their copies first.
+    std::shared_ptr<LoadedParams> fresh(new LoadedParams, [unloader = unloader_](LoadedParams* gone) {
+      {
+        absl::MutexLock lock(&unloader->mu);
+        if (unloader->on_unloaded) unloader->on_unloaded(*gone);
+      }
+      delete gone;
+    });
     uint64_t params_source = 0;
     bool circuit_hit = false, key_hit = false;
     fresh->circuit_id = entry.circuit_id;
@@ -326,6 +334,11 @@ void SrsRegistry::HostCopyUnneeded(const std::shared_ptr<const LoadedParams>& pa
   spdlog::info("SRS_HOST_RELEASE,{},released_bytes={},circuit={},held_bytes={},ms={:.0f}", params->circuit_id, r.bytes,
                r.circuit ? "released" : "kept", params->HeldBytes(),
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void SrsRegistry::SetOnUnloaded(OnUnloaded on_unloaded) {
+  absl::MutexLock lock(&unloader_->mu);
+  unloader_->on_unloaded = std::move(on_unloaded);
 }
 
 void SrsRegistry::SetOnLoaded(OnLoaded on_loaded) {

@@ -174,6 +174,15 @@ class SrsRegistry {
   using OnLoaded = std::function<void(const std::string& circuit_id, const std::shared_ptr<const LoadedParams>&)>;
   void SetOnLoaded(OnLoaded on_loaded);
 
+  // Called with a set just before its memory goes (the last reference to it
+  // dropped: after EvictSRS or an evictor, once no job holds it), on the
+  // thread that dropped it; ProofRunner::ForgetOnDevices drops the GPUs'
+  // copies from here, so a set loaded next finds their memory free. Keep it
+  // short. SetOnUnloaded(nullptr) waits for a call in progress; sets that
+  // outlive the registry go without a call.
+  using OnUnloaded = std::function<void(const LoadedParams&)>;
+  void SetOnUnloaded(OnUnloaded on_unloaded);
+
   // ProofRunner, once every GPU holds `params` (Backend::HoldsOnDevice; with
   // circuit_too, its compact circuit as well, so synthesis and the GPUs no
   // longer read the matrices). The host copy goes when the image writer is
@@ -211,6 +220,13 @@ class SrsRegistry {
   memory::Budget::EvictorId evictor_id_ = 0;
   absl::Mutex on_loaded_mu_;
   OnLoaded on_loaded_ ABSL_GUARDED_BY(on_loaded_mu_);
+  // The unload hook, shared with every loaded set's deleter (a set may
+  // outlive the registry: then the hook is empty).
+  struct Unloader {
+    absl::Mutex mu;
+    OnUnloaded on_unloaded ABSL_GUARDED_BY(mu);
+  };
+  std::shared_ptr<Unloader> unloader_ = std::make_shared<Unloader>();
   SrsImageCache images_;  // last: its writers are stopped before anything else goes
 };
 

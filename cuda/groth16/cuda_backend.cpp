@@ -2,12 +2,12 @@
 
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
-#include <condition_variable>
 #include <shared_mutex>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -292,8 +292,8 @@ struct CudaBackend::Impl {
       lanes_now += lane->z.size() * sizeof(ff::Fr);
       for (const auto& side : lane->abc) lanes_now += side.size() * sizeof(ff::Fr);
     }
-    const size_t need = ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size(), unsigned(gpu->lanes.size())) +
-                        circuit_to_come;
+    const size_t need =
+        ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size(), unsigned(gpu->lanes.size())) + circuit_to_come;
     const size_t need_now = need > lanes_now ? need - lanes_now : 0;
     return free_bytes > need_now ? free_bytes - need_now : 0;
   }
@@ -328,8 +328,7 @@ struct CudaBackend::Impl {
   // first proof without Prepare; ~0 after), "compact_z" (only when synthesis
   // did not compact z), "z_expand" (the compact witness's upload and
   // expansion), "abc_eval" (a/b/c into the NTT buffers and the row check).
-  void EvaluateOnDevice(Lane& lane, ResidentKey& key, const ProvingKey& pk, const ProverInput& input,
-                        PendingProof& p) {
+  void EvaluateOnDevice(Lane& lane, ResidentKey& key, const ProvingKey& pk, const ProverInput& input, PendingProof& p) {
     using Clock = std::chrono::steady_clock;
     const auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -520,8 +519,8 @@ struct CudaBackend::Impl {
       return bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, st);
     });
     if (bases.b_g2) {
-      p.b2_sum = Timed(p, "msm_b_g2",
-                       [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, st); });
+      p.b2_sum =
+          Timed(p, "msm_b_g2", [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, st); });
       lane.retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       p.assignment = std::move(input.assignment);

@@ -50,7 +50,7 @@ v1::SubmitProofResponse Retry(v1::ProvingEngine::Stub& stub, const v1::SubmitPro
 bool WaitForGpuStage(const DaemonProcess& d, const std::string& id) {
   for (const auto end = Clock::now() + seconds(120); Clock::now() < end;) {
     const nlohmann::json status = GetStatusJson(d.status_port());  // named: a range-for over a member of
-    for (const auto& job : status.at("pipelines")) {                 // a temporary would dangle (C++20)
+    for (const auto& job : status.at("pipelines")) {               // a temporary would dangle (C++20)
       if (job.at("job_id") == id && job.at("partitions").at(0).at("state") == "gpu") return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

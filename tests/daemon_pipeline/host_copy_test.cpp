@@ -16,6 +16,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/filecoin/sector_shape.hpp"
@@ -172,6 +174,31 @@ TEST(HostCopy, RegistryReleasesAfterTheImageWriterAndShrinksTheCharge) {
   EXPECT_EQ(imaged->circuit.a.values, decoded->circuit.a.values);
   EXPECT_EQ(imaged->circuit.c.columns, decoded->circuit.c.columns);
   EXPECT_FALSE(imaged->host_released.load());  // nothing held it on a GPU
+}
+
+// The unload hook (ProofRunner::ForgetOnDevices drops the GPUs' copies from
+// it): called once, with the set, when its last holder lets go after an
+// eviction; not while a job still holds it; not after SetOnUnloaded(nullptr).
+TEST(HostCopy, UnloadHookRunsWhenTheLastHolderLetsGo) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  SrsRegistry srs(ParamDir(), 0);
+  std::vector<std::string> unloaded;
+  srs.SetOnUnloaded([&](const LoadedParams& p) {
+    EXPECT_GT(p.pk.h.size(), 0u);  // called before the set's memory goes
+    unloaded.push_back(p.circuit_id);
+  });
+  std::shared_ptr<const LoadedParams> p = srs.Acquire("snap-2k").Get(nullptr);
+  EXPECT_TRUE(srs.Evict("snap-2k").was_loaded);
+  EXPECT_TRUE(unloaded.empty());  // a job still holds it
+  p.reset();
+  EXPECT_EQ(unloaded, std::vector<std::string>{"snap-2k"});
+
+  // A hook cleared first is not called.
+  p = srs.Acquire("snap-2k").Get(nullptr);
+  srs.Evict("snap-2k");
+  srs.SetOnUnloaded(nullptr);
+  p.reset();
+  EXPECT_EQ(unloaded.size(), 1u);
 }
 
 }  // namespace
