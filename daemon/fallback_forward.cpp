@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/errors.hpp"
@@ -59,25 +61,31 @@ class ForwardReactor final : public grpc::ServerUnaryReactor {
   }
 
  private:
+  // The work runs under mu_ (it only rewrites the response: no call out of
+  // this file): Start's section, and the constructor before it, then happen
+  // before it, and it before OnDone's delete, for ThreadSanitizer too (the
+  // forwarded call's completion reaches this thread through gRPC's own,
+  // uninstrumented, synchronization). OnCancel, the only other taker, copies
+  // call_ and leaves.
   void Done(Outgoing& call, grpc::Status status) {
-    if (status.ok()) {
-      try {
-        rewrite_(call.response);
-        *out_ = std::move(call.response);
-      } catch (const std::exception& e) {
-        status = grpc::Status(grpc::StatusCode::INTERNAL,
-                              "the fallback engine at " + fallback_.address() + " answered " + what_ + ": " + e.what());
-      }
-    } else {
-      status = fallback_.Explain(status, what_);
-      spdlog::warn("forwarded call ({}): {}", what_, status.error_message());
-    }
+    std::optional<std::string> failed;  // what_, for the log line after mu_ is given up
     {
-      // Done with the forwarded call (a later OnCancel has nothing to cancel);
-      // also orders this thread's reads of the members before OnDone's delete.
       absl::MutexLock lock(&mu_);
-      call_.reset();
+      call_.reset();  // done with the forwarded call: a later OnCancel has nothing to cancel
+      if (status.ok()) {
+        try {
+          rewrite_(call.response);
+          *out_ = std::move(call.response);
+        } catch (const std::exception& e) {
+          status = grpc::Status(grpc::StatusCode::INTERNAL, "the fallback engine at " + fallback_.address() +
+                                                                " answered " + what_ + ": " + e.what());
+        }
+      } else {
+        status = fallback_.Explain(status, what_);
+        failed = what_;
+      }
     }
+    if (failed) spdlog::warn("forwarded call ({}): {}", *failed, status.error_message());
     Finish(status);
   }
 
