@@ -286,12 +286,12 @@ struct CudaBackend::Impl {
     if (options.resident_bases_bytes) return *options.resident_bases_bytes;
     size_t free_bytes = 0, total_bytes = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // What the lanes already hold is no longer free; what they will hold still is.
-    size_t lanes_now = 0;
-    for (const auto& lane : gpu->lanes) {
-      lanes_now += lane->z.size() * sizeof(ff::Fr);
-      for (const auto& side : lane->abc) lanes_now += side.size() * sizeof(ff::Fr);
-    }
+    // What the lanes already hold is no longer free; what they will hold still
+    // is. Their sizes are read only by Prepare (lanes_reserved), which excludes
+    // every ProveStart; a first proof without Prepare counts them as still to
+    // come (another lane may be growing its buffers meanwhile), which can
+    // only leave the bases less room.
+    const size_t lanes_now = lanes_reserved;
     const size_t need =
         ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size(), unsigned(gpu->lanes.size())) + circuit_to_come;
     const size_t need_now = need > lanes_now ? need - lanes_now : 0;
@@ -543,6 +543,7 @@ struct CudaBackend::Impl {
   CudaBackendOptions options;
   int device;
   size_t circuit_to_come = 0;  // Prepare: the compact circuit's bytes, uploaded after the bases (guarded by mu)
+  size_t lanes_reserved = 0;   // Prepare: the bytes of every lane's buffers it made sure of (guarded by mu)
   std::shared_mutex device_mu;
   std::mutex msm_mu;
   std::mutex mu;  // guards gpu->keys, stats, free_lanes
@@ -618,9 +619,11 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   // Every lane's buffers first: they are the proofs' own memory, the bases
   // get what is left (a section that does not fit streams from the host).
   const size_t m = pk.domain_size();
+  impl_->lanes_reserved = 0;
   for (auto& lane : impl_->gpu->lanes) {
     for (auto& side : lane->abc) Reserve(side, m);
     Reserve(lane->z, pk.num_variables());
+    impl_->lanes_reserved += (3 * m + pk.num_variables()) * sizeof(ff::Fr);
   }
   const bool with_circuit = circuit && pk.h_form == groth16::HQueryForm::kBellperson;
   // The compact circuit (r1cs::CompactCircuit: 6 B a nonzero, 4 B a row and
@@ -633,6 +636,7 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   }
   ResidentKey& key = impl_->Resident(pk);
   impl_->circuit_to_come = 0;
+  impl_->lanes_reserved = 0;
   const auto t1 = Clock::now();
   if (with_circuit) impl_->CircuitOnDevice(key, *circuit);
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
