@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Builds the scheduler, prover and daemon tests (and what they start: cuzk-daemon,
-# cuzk-cli, cuzk-load) with a sanitizer in their own build dir,
+# Builds the unit tests (scheduler, memory, prover, daemon parts, the quick CPU-only
+# engine tests), the daemon tests and the pipeline/prover tests (and what they start:
+# cuzk-daemon, cuzk-cli, cuzk-load) with a sanitizer in their own build dir,
 # CPU only, and runs them. Every report of every process (the test programs and
 # the daemons they start) goes to BUILD/sanitizer-logs/; the script prints each
 # report's SUMMARY line and fails if there is one or a test failed.
 #   scripts/sanitize.sh asan [CTEST_ARGS...]   ASan + UBSan (build-asan)
-#   scripts/sanitize.sh tsan [CTEST_ARGS...]   TSan (build-tsan; absl locks seen through tests/sanitize/absl_tsan_shim.cpp)
+#   scripts/sanitize.sh tsan [CTEST_ARGS...]   TSan (build-tsan; absl locks seen through tests/sanitize/absl_tsan_shim.cpp,
+#                                               suppressions for uninstrumented libraries in tests/sanitize/tsan.supp)
 #   e.g. scripts/sanitize.sh tsan -R 'Pipeline|JobTracker'
 # Environment:
 #   CUZK_SANITIZE_BUILD_DIR  build dir (default build-asan / build-tsan)
 #   CUZK_SANITIZE_CXX/_CC    compilers (default g++ / gcc)
-#   CUZK_SANITIZE_TARGETS    what to build (default: the list below)
+#   CUZK_SANITIZE_TARGETS    what to build (default: the lists below)
+#   CUZK_SANITIZE_ENGINE_TESTS  the engine tests among them (default: the list below; "" for none)
 #   CUZK_SANITIZE_FIXTURE    a daemon fixture dir with params/ made by another build (default
 #                            build/tests/daemon/fixture when present): its 2 KiB parameters are
 #                            linked in, so the setup (slow under a sanitizer) is not run again
 #   CUZK_SANITIZE_NICE       niceness of build and tests (default 15)
 # Without CTEST_ARGS: every test labelled unit or daemon that was built, except the
 # deploy and Python client tests. (The parsers run under ASan+UBSan through
-# libFuzzer: scripts/fuzz.sh.)
+# libFuzzer: scripts/fuzz.sh.) tests/sanitize/report_classes.py BUILD/sanitizer-logs
+# groups the reports by their first frames of ours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -34,11 +38,13 @@ cxx=${CUZK_SANITIZE_CXX:-g++}
 cc=${CUZK_SANITIZE_CC:-gcc}
 # The unit tests: scheduler, memory, prover and daemon parts without a daemon
 # process, and the engine tests that are CPU-only and quick under a sanitizer
-# (not the slow ones, the GPU ones, nor those that run Node.js oracles for minutes).
+# (each at most 24 s under ASan; not snap_circuit_test, 279 s, nor the GPU ones).
 unit_targets="budget_test pinned_pool_test partition_queue_test dispatch_pacer_test dispatch_decision_test
   pipeline_test timeline_test simulator_test job_tracker_test daemon_config_test auth_token_test
   http_connection_pool_test request_scan_test service_options_test
-  ${CUZK_SANITIZE_ENGINE_TESTS-cache_images_test}"
+  ${CUZK_SANITIZE_ENGINE_TESTS-cache_images_test compact_circuit_test encoding_test filecoin_vanilla_test
+  params_io_test r1cs_test witness_only_test snarkjs_format_test ff_gmp_test msm_test ntt_test groth16_test
+  pairing_test snap_native_test ec_basic_test ec_oracle_test snarkjs_interop_test}"
 # The daemon tests (real daemons over gRPC, the journal, the fallback engine) and
 # the pipeline/prover tests (ProofRunner on the scheduler, SrsImageCache). Not
 # daemon_gpu_status_test: it needs a GPU and skips itself without one.
