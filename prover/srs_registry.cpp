@@ -356,13 +356,22 @@ SrsRegistry::PreloadResult SrsRegistry::Preload(const std::string& circuit_id) {
 
 SrsRegistry::EvictResult SrsRegistry::Evict(const std::string& circuit_id) {
   auto entry = EntryFor(circuit_id);
-  // The load lock: an eviction never races a load of the same set.
+  const auto refuse_if_held = [&] {
+    const uint32_t refs = entry->refs.load();
+    if (refs > 0) {
+      throw SrsInUseError("parameters " + circuit_id + " are in use by " + std::to_string(refs) +
+                          " queued or running job(s); evict after they finish");
+    }
+  };
+  // Before the load lock: a set being loaded is held by the lease loading it,
+  // so the refusal is immediate instead of waiting out the load (minutes at
+  // 32 GiB; an EvictSRS call's deadline ran out behind a 2 KiB load on a busy
+  // machine).
+  refuse_if_held();
+  // The load lock: an eviction never races a load of the same set. Checked
+  // again under it: a job may have taken a lease meanwhile.
   absl::MutexLock load_lock(&entry->load_mu);
-  const uint32_t refs = entry->refs.load();
-  if (refs > 0) {
-    throw SrsInUseError("parameters " + circuit_id + " are in use by " + std::to_string(refs) +
-                        " queued or running job(s); evict after they finish");
-  }
+  refuse_if_held();
   memory::Reservation charge;  // given back after `dropped` goes (declared first, destroyed last)
   std::shared_ptr<const LoadedParams> dropped;
   {

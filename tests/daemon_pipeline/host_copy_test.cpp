@@ -14,9 +14,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
@@ -199,6 +202,29 @@ TEST(HostCopy, UnloadHookRunsWhenTheLastHolderLetsGo) {
   srs.SetOnUnloaded(nullptr);
   p.reset();
   EXPECT_EQ(unloaded.size(), 1u);
+}
+
+// EvictSRS of a set being loaded is refused at once (the loading lease holds
+// it), not after the load: the refusal used to wait for the load lock, and
+// an EvictSRS call's deadline ran out behind a 2 KiB load on a busy machine.
+TEST(HostCopy, EvictDuringALoadIsRefusedAtOnce) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  SrsRegistry srs(ParamDir(), 0);
+  SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+  std::atomic<bool> loaded{false};
+  std::thread loader([&] {
+    lease.Get(nullptr);  // ~1-6 s for the 2 KiB set
+    loaded = true;
+  });
+  // Let the loader take the load lock first (the load itself takes seconds).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const bool load_running_at_call = !loaded.load();
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(srs.Evict("snap-2k"), SrsInUseError);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  loader.join();
+  ASSERT_TRUE(load_running_at_call) << "the load was over before EvictSRS was called: nothing shown";
+  EXPECT_LT(ms, 500.0) << "EvictSRS waited for the load";
 }
 
 }  // namespace
