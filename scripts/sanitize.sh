@@ -23,6 +23,9 @@
 # libFuzzer: scripts/fuzz.sh.) tests/sanitize/report_classes.py BUILD/sanitizer-logs
 # groups the reports by their first frames of ours.
 set -euo pipefail
+# The whole script is one block, read before it runs: a run takes an hour, and
+# bash reads a script as it goes, so an edit made meanwhile would be run half-way.
+{
 cd "$(dirname "$0")/.."
 root=$(pwd)
 mode=${1:-}
@@ -117,4 +120,6 @@ echo "sanitize: $mode: ctest exit $rc; $reports sanitizer report file(s) in $log
 for f in $(find "$logs" -type f | sort); do
   echo "  $f: $(grep -m 1 -E '^SUMMARY:' "$f" || head -n 1 "$f")"
 done
-((rc == 0 && reports == 0))
+((rc == 0 && reports == 0)) && exit 0
+exit 1
+}
