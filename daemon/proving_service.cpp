@@ -65,6 +65,12 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
 
   // Throws what AwaitAsync throws (JobNotFoundError); nothing is held or registered then.
   void Register(const std::string& job_id, uint64_t timeout_ms) {
+    // What the tail below needs, read while this reactor is certainly alive:
+    // once the waiter is registered, the job's answer may Finish it (and
+    // gRPC delete it in OnDone) on another thread at any moment.
+    JobTracker& tracker = tracker_;
+    JobCanceller& runner = runner_;
+    const bool prove = kind_ == Kind::kProve;
     std::optional<Clock::time_point> deadline;
     if (timeout_ms) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     {
@@ -100,9 +106,9 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
       cancelled = cancelled_;
     }
     if (deferred) {
-      Answer(*deferred);
+      Answer(*deferred);  // the waiter was consumed: nobody else can finish this reactor
     } else if (cancelled) {
-      WithdrawAndFinish(id);
+      WithdrawAndFinish(id, tracker, runner, prove);
     }
   }
 
@@ -115,10 +121,13 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
       cancelled_ = true;
       id = waiter_;
     }
-    if (id) WithdrawAndFinish(*id);
+    if (id) WithdrawAndFinish(*id, tracker_, runner_, kind_ == Kind::kProve);
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    { absl::MutexLock lock(&mu_); }  // orders every locked access before the delete (also for TSan)
+    delete this;
+  }
 
  private:
   void Answer(const JobView& v) {
@@ -135,14 +144,20 @@ class AwaitReactor final : public grpc::ServerUnaryReactor {
     Finish(grpc::Status::OK);
   }
 
-  void WithdrawAndFinish(uint64_t waiter) {
-    if (!tracker_.Withdraw(waiter)) return;  // answered meanwhile
+  // The tracker, runner and kind come from the caller, read while the reactor
+  // was certainly alive: if Withdraw fails, the answer has finished this
+  // reactor and OnDone may already have deleted it; if it succeeds, Finish
+  // below may let gRPC delete it before Finish returns. So nothing of `this`
+  // is touched after either (ASan found the old version reading kind_ and
+  // tracker_ after Finish, when Register called it from an RPC pool thread).
+  void WithdrawAndFinish(uint64_t waiter, JobTracker& tracker, JobCanceller& runner, bool prove) {
+    if (!tracker.Withdraw(waiter)) return;  // answered meanwhile
     const std::string job_id = JobId();
     const bool last = holds_.Release(job_id);
     Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
-    if (kind_ != Kind::kProve || !last) return;
+    if (!prove || !last) return;
     try {
-      const bool was_running = tracker_.Cancel(job_id, runner_);
+      const bool was_running = tracker.Cancel(job_id, runner);
       spdlog::info("job {}: its Prove client went away and no other call holds it: cancelled ({})",
                    QuoteForMessage(job_id), was_running ? "running" : "queued");
     } catch (const std::exception& e) {
