@@ -28,13 +28,6 @@ namespace v1 = cuzk::v1;
 using Clock = std::chrono::steady_clock;
 using std::chrono::seconds;
 
-v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
-  v1::GetStatusResponse resp;
-  const grpc::Status s = stub.GetStatus(Ctx(seconds(10)).get(), v1::GetStatusRequest(), &resp);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  return resp;
-}
-
 // A retry of `req`: it must join job `id` (not start another one).
 v1::SubmitProofResponse Retry(v1::ProvingEngine::Stub& stub, const v1::SubmitProofRequest& req, const std::string& id) {
   v1::SubmitProofResponse resp;

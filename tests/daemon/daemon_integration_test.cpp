@@ -30,12 +30,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
-  v1::GetStatusResponse resp;
-  EXPECT_TRUE(stub.GetStatus(Ctx(seconds(5)).get(), v1::GetStatusRequest(), &resp).ok());
-  return resp;
-}
-
 uint32_t InProgress(v1::ProvingEngine::Stub& stub) {
   uint32_t n = 0;
   const v1::GetStatusResponse st = Status(stub);  // named: the range below must not outlive it

@@ -55,12 +55,6 @@ size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
-  v1::GetStatusResponse resp;
-  EXPECT_TRUE(stub.GetStatus(Ctx(seconds(5)).get(), v1::GetStatusRequest(), &resp).ok());
-  return resp;
-}
-
 uint32_t InProgress(const v1::GetStatusResponse& st) {
   uint32_t n = 0;
   for (const auto& q : st.queues()) n += q.in_progress();

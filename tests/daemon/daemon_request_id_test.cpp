@@ -21,12 +21,6 @@ namespace v1 = cuzk::v1;
 using Clock = std::chrono::steady_clock;
 using std::chrono::seconds;
 
-v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
-  v1::GetStatusResponse resp;
-  EXPECT_TRUE(stub.GetStatus(Ctx(seconds(5)).get(), v1::GetStatusRequest(), &resp).ok());
-  return resp;
-}
-
 // A number under "counters" in GET /status ("submitted", "deduplicated", ...).
 uint64_t Counter(DaemonProcess& d, const std::string& name) {
   return GetStatusJson(d.status_port()).at("counters").at(name).get<uint64_t>();

@@ -38,4 +38,11 @@ v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& i
   return resp;
 }
 
+v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub) {
+  v1::GetStatusResponse resp;
+  const grpc::Status s = stub.GetStatus(Ctx(std::chrono::seconds(10)).get(), v1::GetStatusRequest(), &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return resp;
+}
+
 }  // namespace cuzk::test

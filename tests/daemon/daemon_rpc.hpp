@@ -32,4 +32,7 @@ v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& i
                              grpc::Status* status = nullptr,
                              std::chrono::seconds rpc_timeout = std::chrono::seconds(600));
 
+// GetStatus, expecting success (a gtest failure naming the status otherwise).
+v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub);
+
 }  // namespace cuzk::test
