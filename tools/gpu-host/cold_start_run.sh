@@ -34,17 +34,9 @@ cache=${CUZK_CACHE_DIR:-/dev/shm/cuzk-cache}
 t_start=$(date +%s)
 rows=()
 echo "image cache: $cache (/dev/shm free: ${shm_free_gb:-?} GB)"
-row() { rows+=("$(printf '%-40s %-6s %9s  %s' "$1" "$2" "$3" "${4:-}")"); }
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
-timed() {  # timed NAME LIMIT_S LOG CMD...
-  local name=$1 limit=$2 log=$3 t0 rc
-  shift 3
-  t0=$(date +%s.%N)
-  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
-  rc=$?
-  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "$(since "$t0")s" "$(basename "$log")"
-  return $rc
-}
+ROW_WIDTH=40
+# shellcheck source=run_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run_lib.sh" || exit 2
 
 mkdir -p /tmp/b && tar -xzf "$tarball" -C /tmp/b || exit 2
 bundle=$(echo /tmp/b/cuzk-*/)
@@ -94,7 +86,7 @@ EOF
   timed "$tag: first proof (single, verified)" 400 "$OUT/single-$tag.log" \
     "$bundle/bin/cuzk-bench" single --addr "$grpc" --dir "$w/sector" --out "$w/proof-$tag.bin"
   row "$tag: daemon start -> first proof" "-" "$(since "$t0")s"
-  grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag.txt"
+  rss "$dpid" >"$OUT/rss-$tag.txt"
   row "$tag: idle memory after the proof" "-" "-" "$(cat "$OUT/rss-$tag.txt")"
   if [[ $tag == run1 ]]; then  # the images are written after the load: wait for both
     local t1
@@ -118,7 +110,7 @@ EOF
   row "$tag: SRS_HOST_RELEASE seen" "$(grep -q SRS_HOST_RELEASE "$OUT/daemon-$tag.log" && echo ok || echo none)" \
     "$(since "$t2")s" "$(grep -o 'released_bytes=[0-9]*,circuit=[a-z]*,held_bytes=[0-9]*,ms=[0-9]*' "$OUT/daemon-$tag.log" | head -1)"
   sleep 1
-  grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag-released.txt"
+  rss "$dpid" >"$OUT/rss-$tag-released.txt"
   row "$tag: idle memory after the release" "-" "-" "$(cat "$OUT/rss-$tag-released.txt")"
   if [[ $tag == run2 ]] && ((${CUZK_WARM_SECTORS:-3} > 0)) && (($(date +%s) - t_start < 470)); then
     local n_before smi
@@ -133,12 +125,9 @@ EOF
       "$(awk '$1+0==$1 {s+=$1; n++} END {if (n) printf "mean %.1f%% of %d samples", s/n, n}' "$OUT/gpu-util-$tag.txt")"
     # The median of each GPU_TIMING field over the batch's partitions.
     grep 'GPU_TIMING' "$OUT/daemon-$tag.log" | tail -n +"$((n_before + 1))" >"$OUT/gpu-timing-batch.txt"
-    tr ',' '\n' <"$OUT/gpu-timing-batch.txt" | grep -E '^[a-z0-9_]+_ms=' | awk -F= '{print $1, $2}' |
-      sort -k1,1 -k2,2g | awk '{v[$1]=v[$1] " " $2; n[$1]++} END {for (k in v) {split(substr(v[k],2), a, " ");
-        printf "%s median %.1f (n=%d, min %.1f, max %.1f)\n", k, a[int((n[k]+1)/2)], n[k], a[1], a[n[k]]}}' |
-      sort >"$OUT/gpu-steps-median.txt"
+    step_medians <"$OUT/gpu-timing-batch.txt" >"$OUT/gpu-steps-median.txt"
     while read -r line; do row "  step" "-" "-" "$line"; done <"$OUT/gpu-steps-median.txt"
-    grep -E 'VmRSS|VmHWM' "/proc/$dpid/status" | tr -s ' ' | paste -sd' ' >"$OUT/rss-$tag-after-batch.txt"
+    rss "$dpid" >"$OUT/rss-$tag-after-batch.txt"
     row "$tag: memory after the batch" "-" "-" "$(cat "$OUT/rss-$tag-after-batch.txt")"
   fi
   kill -TERM "$dpid"

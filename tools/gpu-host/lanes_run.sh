@@ -21,18 +21,9 @@ size=${CUZK_SIZE:-32GiB}
 cache=${CUZK_CACHE_DIR:-/dev/shm/cuzk-cache}
 t_start=$(date +%s)
 rows=()
-row() { rows+=("$(printf '%-44s %-6s %9s  %s' "$1" "$2" "$3" "${4:-}")"); }
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
-timed() {  # timed NAME LIMIT_S LOG CMD...
-  local name=$1 limit=$2 log=$3 t0 rc
-  shift 3
-  t0=$(date +%s.%N)
-  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
-  rc=$?
-  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "$(since "$t0")s" "$(basename "$log")"
-  return $rc
-}
-rss() { grep -E 'VmRSS|VmHWM' "/proc/$1/status" | tr -s ' \t' ' ' | paste -sd' '; }
+ROW_WIDTH=44
+# shellcheck source=run_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run_lib.sh" || exit 2
 
 mkdir -p /tmp/b && tar -xzf "$tarball" -C /tmp/b || exit 2
 bundle=$(echo /tmp/b/cuzk-*/)
@@ -108,11 +99,9 @@ EOF
     "$(awk -F', *' '$1+0==$1 {s+=$1; n++; if ($2>m) m=$2} END {if (n) printf "mean %.1f%% of %d samples; max %d MiB", s/n, n, m}' \
       "$OUT/gpu-util-$tag.txt")"
   grep 'GPU_TIMING' "$OUT/daemon-$tag.log" | tail -n +"$((n_before + 1))" >"$OUT/gpu-timing-$tag.txt"
-  tr ',' '\n' <"$OUT/gpu-timing-$tag.txt" | grep -E '^[a-z0-9_]+_ms=' | awk -F= '{print $1, $2}' |
-    sort -k1,1 -k2,2g | awk '{v[$1]=v[$1] " " $2; n[$1]++} END {for (k in v) {split(substr(v[k],2), a, " ");
-      printf "%s median %.1f (n=%d, min %.1f, max %.1f)\n", k, a[int((n[k]+1)/2)], n[k], a[1], a[n[k]]}}' |
-    sort | grep -Ev '^(status|fail_check|mark_busy|total_overhead|spawn_to_enter|total_pre_prove|bases|circuit)_ms' \
-    >"$OUT/gpu-steps-$tag.txt"
+  step_medians <"$OUT/gpu-timing-$tag.txt" |
+    grep -Ev '^(status|fail_check|mark_busy|total_overhead|spawn_to_enter|total_pre_prove|bases|circuit)_ms' \
+      >"$OUT/gpu-steps-$tag.txt"
   while read -r line; do row "  $tag step" "-" "-" "$line"; done <"$OUT/gpu-steps-$tag.txt"
   kill -TERM "$dpid"
   wait "$dpid"

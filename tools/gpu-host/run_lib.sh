@@ -1,0 +1,29 @@
+# Shared by the device-tool run scripts of this folder (cold_start_run.sh,
+# lanes_run.sh): the summary table and the step medians. Sourced, not run.
+# The caller sets ROW_WIDTH (the first column's width) and keeps rows=().
+
+# row NAME RESULT TIME [NOTE]: one line of the summary table printed last.
+row() { rows+=("$(printf "%-${ROW_WIDTH:-40}s %-6s %9s  %s" "$1" "$2" "$3" "${4:-}")"); }
+# Seconds since a `date +%s.%N` stamp, one decimal.
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+# timed NAME LIMIT_S LOG CMD...: runs CMD with a time limit, its output in
+# LOG, and records a row; returns CMD's status.
+timed() {
+  local name=$1 limit=$2 log=$3 t0 rc
+  shift 3
+  t0=$(date +%s.%N)
+  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
+  rc=$?
+  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "$(since "$t0")s" "$(basename "$log")"
+  return $rc
+}
+# The resident and peak memory of process PID, one line.
+rss() { grep -E 'VmRSS|VmHWM' "/proc/$1/status" | tr -s ' \t' ' ' | paste -sd' '; }
+# step_medians < GPU_TIMING lines: per `<name>_ms=` field, its median, count,
+# min and max, one line a field, sorted by name.
+step_medians() {
+  tr ',' '\n' | grep -E '^[a-z0-9_]+_ms=' | awk -F= '{print $1, $2}' | sort -k1,1 -k2,2g |
+    awk '{v[$1]=v[$1] " " $2; n[$1]++} END {for (k in v) {split(substr(v[k],2), a, " ");
+      printf "%s median %.1f (n=%d, min %.1f, max %.1f)\n", k, a[int((n[k]+1)/2)], n[k], a[1], a[n[k]]}}' |
+    sort
+}
