@@ -4,7 +4,7 @@
 // s the proof bytes equal the CPU's (ordinary path); it verifies; an
 // unsatisfied witness is refused naming the row the CPU names; circuits and
 // keys alternate on one backend; snarkjs-form keys (host evaluation); a
-// 1 KiB SnapDeals partition (2^21 rows); with CUZK_GPU_SLOW=1 all 4
+// 1 KiB SnapDeals partition (2^21 rows) and a 2 KiB sector; with CUZK_GPU_SLOW=1 all 4
 // partitions of an 8 MiB sector. Skipped without a GPU; seed printed.
 #include <gtest/gtest.h>
 
@@ -141,32 +141,43 @@ TEST(WitnessOnlyGpuTest, UnsatisfiedWitnessIsRefusedNamingTheCpuRow) {
   ExpectSameProof(gpu, k.pk, k.circuit, synthetic::Witness(k.params, rng()), rng, "after refusals");
 }
 
-// SnapDeals 1 KiB: the real circuit (2^21 rows), setup on the GPU, its
-// partition proved witness-only; bytes equal to the CPU's.
-TEST(WitnessOnlyGpuTest, SnapDealsPartitionSameProofAsCpu) {
-  CUZK_REQUIRE_GPU();
+// SnapDeals 1 KiB (a test size, 2^21 rows) and 2 KiB (Filecoin's smallest
+// sector): the real circuit, setup on the GPU, every partition proved
+// witness-only; bytes equal to the CPU's.
+void ExpectSnapDealsSameProofAsCpu(uint64_t sector_bytes, uint64_t seed) {
   auto rng = test::SeededRng();
   snapdeals::TestSectorOptions opt;
-  opt.sector_bytes = 1024;
-  opt.seed = 21;
+  opt.sector_bytes = sector_bytes;
+  opt.seed = seed;
   const snapdeals::TestSector sector = snapdeals::GenerateTestSector(opt);
   const r1cs::CompiledCircuit circuit = snapdeals::CompileEmptySectorUpdate(sector.shape);
   GpuFixedBaseBatcher batcher;
   const ProvingKey pk = GenerateParameters(circuit, {.fixed_base = &batcher});
   CudaBackend gpu;
+  ASSERT_FALSE(sector.partition_proofs.empty());
   for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
     const unsigned k = sector.partition_indices[i];
     const snapdeals::CircuitWitness w =
         snapdeals::MakeCircuitWitness(sector.shape, k, sector.commitments, sector.partition_proofs[i]);
     const r1cs::Assignment z = snapdeals::witness::ComputeEmptySectorUpdateWitness(sector.shape, w);
-    ExpectSameProof(gpu, pk, circuit, z, rng, "snapdeals 1KiB k=" + std::to_string(k));
+    ExpectSameProof(gpu, pk, circuit, z, rng,
+                    "snapdeals " + std::to_string(sector_bytes) + " bytes k=" + std::to_string(k));
   }
 }
 
+TEST(WitnessOnlyGpuTest, SnapDealsPartitionSameProofAsCpu) {
+  CUZK_REQUIRE_GPU();
+  ExpectSnapDealsSameProofAsCpu(1024, 21);
+}
+
+TEST(WitnessOnlyGpuTest, SnapDeals2KiBSameProofAsCpu) {
+  CUZK_REQUIRE_GPU();
+  ExpectSnapDealsSameProofAsCpu(2048, 22);
+}
+
 // SnapDeals 8 MiB, all 4 partitions (2^24 rows): witness-only proofs equal
-// the ordinary GPU path's for the same r, s (and the CPU's for the first
-// partition) and verify; prints the witness-only steps' figures. Minutes of
-// setup and CPU proving: runs only with CUZK_GPU_SLOW=1.
+// the ordinary GPU path's and the CPU's for the same r, s, and verify; prints the witness-only steps' figures. Minutes
+// of setup and CPU proving: runs only with CUZK_GPU_SLOW=1.
 TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
   CUZK_REQUIRE_GPU();
   if (!std::getenv("CUZK_GPU_SLOW")) GTEST_SKIP() << "set CUZK_GPU_SLOW=1 (8 MiB setup and proofs: minutes)";
@@ -227,12 +238,11 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
         after.abc_eval_ms - before.abc_eval_ms,
         (unsigned long long)(after.compact_witness_bytes - before.compact_witness_bytes), z.values.size(),
         (unsigned long long)after.resident_circuit_bytes);
-    if (i == 0) {
-      CpuBackend cpu;
-      t0 = Clock::now();
-      EXPECT_EQ(EncodeProof(ProveWithRandomness(cpu, pk, circuit, std::move(z), r, s)), EncodeProof(witness_only));
-      std::printf("  8MiB k=%u: CPU proof %.0f ms (equal bytes checked)\n", k, ms_since(t0));
-    }
+    CpuBackend cpu;
+    t0 = Clock::now();
+    EXPECT_EQ(EncodeProof(ProveWithRandomness(cpu, pk, circuit, std::move(z), r, s)), EncodeProof(witness_only))
+        << "partition " << k;
+    std::printf("  8MiB k=%u: CPU proof %.0f ms (equal bytes checked)\n", k, ms_since(t0));
   }
 }
 

@@ -11,10 +11,11 @@
 # Environment: OUT (required), CUZK_LOAD_JOBS (8 MiB load jobs, default 3),
 # CUZK_LOAD_CONCURRENCY (default = jobs), CUZK_SYNTH (synthesis_concurrency,
 # default 4; a list such as "6 3" runs one load per value), CUZK_SIZE (the
-# large sector, default 8MiB), CUZK_SKIP (comma list of steps to skip: smoke2k,tests,8mib),
-# CUZK_SETUP_S (limit of the GPU setup, default 240), CUZK_WITNESS_ONLY (the
-# daemon's [pipeline] witness_only; a list such as "true false" runs one load
-# per value, default true).
+# large sector, default 8MiB), CUZK_SKIP (comma list of steps to skip:
+# smoke2k,tests,8mib), CUZK_SETUP_S (limit of the GPU setup, default 240),
+# CUZK_TEST_LIMIT_S (each GPU test binary's limit, default 180),
+# CUZK_WITNESS_ONLY (the daemon's [pipeline] witness_only; a list such as
+# "true false" runs one load per value, default true).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -25,18 +26,9 @@ synth=${CUZK_SYNTH:-4}
 skip=",${CUZK_SKIP:-},"
 rows=()
 t_start=$(date +%s)
-row() { rows+=("$(printf '%-34s %-6s %8s  %s' "$1" "$2" "$3" "${4:-}")"); }
-timed() {  # timed NAME LIMIT_S LOG CMD...: run, log, record a row
-  local name=$1 limit=$2 log=$3 t0 rc
-  shift 3
-  t0=$(date +%s.%N)
-  timeout --signal=TERM --kill-after=20 "$limit" "$@" >"$log" 2>&1
-  rc=$?
-  local s
-  s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
-  row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "${s}s" "$(basename "$log")"
-  return $rc
-}
+ROW_WIDTH=34
+# shellcheck source=tools/gpu-host/run_lib.sh
+source "$(dirname "$0")/run_lib.sh"
 
 mkdir -p /tmp/b && tar -xzf "$tarball" -C /tmp/b || exit 2
 bundle=$(echo /tmp/b/cuzk-*/)
@@ -53,7 +45,7 @@ fi
 
 if [[ $skip != *,tests,* ]]; then
   for t in "$@"; do
-    timed "$(basename "$t")" 180 "$OUT/$(basename "$t").log" "$t" --gtest_color=no
+    timed "$(basename "$t")" "${CUZK_TEST_LIMIT_S:-180}" "$OUT/$(basename "$t").log" "$t" --gtest_color=no
   done
 fi
 
@@ -84,6 +76,8 @@ if [[ $skip != *,8mib,* ]]; then
       row "smoke $big synth $s wo $wo" skip "-" "only ${left}s left"
     fi
     cp "$w/daemon.log" "$OUT/daemon-$tag.log" 2>/dev/null
+    # The GPU start's steps (GPU_TIMING), medians over the load's partitions.
+    grep 'GPU_TIMING' "$OUT/daemon-$tag.log" 2>/dev/null | step_medians >"$OUT/gpu-steps-$tag.txt"
     cp "$w/timeline.svg" "$OUT/timeline-$tag.svg" 2>/dev/null
   done
   done
@@ -95,6 +89,7 @@ fi
 echo
 grep -h -E 'utilization|busy|proofs/min|^PASS|^FAIL|cuzk-smoke:' "$OUT"/smoke-*.log 2>/dev/null | tail -40
 grep -h -E '^\[  (PASSED|FAILED)|FAILED' "$OUT"/*_test.log 2>/dev/null | head -20
+for f in "$OUT"/gpu-steps-*.txt; do [[ -s $f ]] && { echo "$(basename "$f"):"; cat "$f"; }; done
 echo
 printf '%-34s %-6s %8s  %s\n' step result time log
 printf '%s\n' "${rows[@]}"
