@@ -51,8 +51,11 @@ struct EmulatedAbc {
   std::optional<uint64_t> first_unsatisfied;  // smallest row with a b != c
 };
 
-// m >= cc.num_prover_rows() (std::invalid_argument otherwise).
-inline EmulatedAbc EmulatedEvaluateAbc(const r1cs::CompactCircuit& cc, std::span<const ff::Fr> z, size_t m) {
+// m >= cc.num_prover_rows() (std::invalid_argument otherwise). With
+// `classes` (the classes of the CompactWitness z expands from), 0 and 1 are
+// read from them, as the device does after ExpandWitness.
+inline EmulatedAbc EmulatedEvaluateAbc(const r1cs::CompactCircuit& cc, std::span<const ff::Fr> z, size_t m,
+                                       const uint32_t* classes = nullptr) {
   if (m < cc.num_prover_rows() || z.size() != cc.num_variables()) {
     throw std::invalid_argument("EmulatedEvaluateAbc: domain or witness of the wrong size");
   }
@@ -62,8 +65,8 @@ inline EmulatedAbc EmulatedEvaluateAbc(const r1cs::CompactCircuit& cc, std::span
   const r1cs_steps::CircuitView view = HostCircuitView(cc);
   uint64_t first = UINT64_MAX;
   for (uint64_t row = 0; row < m; ++row) {
-    if (!r1cs_steps::EvaluateRowStep(row, view, AsDevice(z.data()), AsDevice(out.a.data()), AsDevice(out.b.data()),
-                                     AsDevice(out.c.data()))) {
+    if (!r1cs_steps::EvaluateRowStep(row, view, AsDevice(z.data()), classes, AsDevice(out.a.data()),
+                                     AsDevice(out.b.data()), AsDevice(out.c.data()))) {
       first = std::min(first, row);
     }
   }

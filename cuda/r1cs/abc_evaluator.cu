@@ -33,11 +33,11 @@ __global__ void ExpandWitnessKernel(WitnessView w, Fr* z) {
   }
 }
 
-__global__ void EvaluateAbcKernel(CircuitView cv, const Fr* z, Fr* a, Fr* b, Fr* c, uint64_t m,
+__global__ void EvaluateAbcKernel(CircuitView cv, const Fr* z, const uint32_t* classes, Fr* a, Fr* b, Fr* c, uint64_t m,
                                   unsigned long long* first_bad) {
   for (uint64_t row = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; row < m;
        row += uint64_t(gridDim.x) * blockDim.x) {
-    if (!r1cs_steps::EvaluateRowStep(row, cv, z, a, b, c)) atomicMin(first_bad, (unsigned long long)row);
+    if (!r1cs_steps::EvaluateRowStep(row, cv, z, classes, a, b, c)) atomicMin(first_bad, (unsigned long long)row);
   }
 }
 
@@ -85,6 +85,7 @@ DeviceCircuit::DeviceCircuit(const r1cs::CompactCircuit& cc)
 AbcEvaluator::AbcEvaluator() : first_bad_(1) {}
 
 size_t AbcEvaluator::ExpandWitness(const r1cs::CompactWitness& w, ff::Fr* z, cudaStream_t stream) {
+  expanded_z_ = nullptr, expanded_variables_ = 0;
   if (w.num_variables == 0) return 0;
   Grow(classes_, w.classes.size());
   Grow(chunk_others_, w.chunk_others.size());
@@ -96,6 +97,7 @@ size_t AbcEvaluator::ExpandWitness(const r1cs::CompactWitness& w, ff::Fr* z, cud
                          w.num_variables};
   ExpandWitnessKernel<<<Blocks(w.num_variables), kBlock, 0, stream>>>(view, reinterpret_cast<Fr*>(z));
   CUZK_CUDA_CHECK(cudaGetLastError());
+  expanded_z_ = z, expanded_variables_ = w.num_variables;
   return w.Bytes();
 }
 
@@ -105,6 +107,9 @@ std::optional<uint64_t> AbcEvaluator::EvaluateAbc(const DeviceCircuit& circuit, 
     throw std::invalid_argument("AbcEvaluator: domain " + std::to_string(m) + " < " +
                                 std::to_string(circuit.num_prover_rows()) + " rows");
   }
+  // The classes describe z only when z is what the last ExpandWitness wrote.
+  const uint32_t* classes =
+      z == expanded_z_ && expanded_variables_ == circuit.num_variables() ? classes_.data() : nullptr;
   const CircuitView cv{reinterpret_cast<const Fr*>(circuit.coefficients_.data()),
                        ViewOf(circuit.a_),
                        ViewOf(circuit.b_),
@@ -112,9 +117,9 @@ std::optional<uint64_t> AbcEvaluator::EvaluateAbc(const DeviceCircuit& circuit, 
                        circuit.num_constraints_,
                        circuit.num_inputs_};
   CUZK_CUDA_CHECK(cudaMemsetAsync(first_bad_.data(), 0xff, sizeof(unsigned long long), stream));
-  EvaluateAbcKernel<<<Blocks(m), kBlock, 0, stream>>>(cv, reinterpret_cast<const Fr*>(z), reinterpret_cast<Fr*>(a),
-                                                      reinterpret_cast<Fr*>(b), reinterpret_cast<Fr*>(c), m,
-                                                      first_bad_.data());
+  EvaluateAbcKernel<<<Blocks(m), kBlock, 0, stream>>>(cv, reinterpret_cast<const Fr*>(z), classes,
+                                                      reinterpret_cast<Fr*>(a), reinterpret_cast<Fr*>(b),
+                                                      reinterpret_cast<Fr*>(c), m, first_bad_.data());
   CUZK_CUDA_CHECK(cudaGetLastError());
   unsigned long long first = 0;
   CUZK_CUDA_CHECK(cudaMemcpyAsync(&first, first_bad_.data(), sizeof first, cudaMemcpyDeviceToHost, stream));

@@ -60,7 +60,9 @@ class AbcEvaluator {
   // (w.num_variables elements). Returns the bytes copied.
   size_t ExpandWitness(const r1cs::CompactWitness& w, ff::Fr* z, cudaStream_t stream);
   // a/b/c (m elements each, m >= circuit.num_prover_rows()) from z; waits for
-  // the stream and returns the smallest row with a b != c, or nullopt.
+  // the stream and returns the smallest row with a b != c, or nullopt. When
+  // z is the last ExpandWitness's output, the 0 and 1 values are taken from
+  // the compact witness's classes instead of z (r1cs_steps::RowDot).
   std::optional<uint64_t> EvaluateAbc(const DeviceCircuit& circuit, const ff::Fr* z, ff::Fr* a, ff::Fr* b, ff::Fr* c,
                                       size_t m, cudaStream_t stream);
 
@@ -68,6 +70,8 @@ class AbcEvaluator {
   DeviceBuffer<uint32_t> classes_, chunk_others_;
   DeviceBuffer<ff::Fr> others_;
   DeviceBuffer<unsigned long long> first_bad_;
+  const ff::Fr* expanded_z_ = nullptr;  // where the last ExpandWitness wrote, and how many values
+  uint64_t expanded_variables_ = 0;
 };
 
 }  // namespace cuzk::cuda

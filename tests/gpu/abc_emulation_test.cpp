@@ -4,7 +4,9 @@
 // whole domain equal r1cs::EvaluateAbc's (what PrepareProverInput hands a
 // backend, padding and the appended input rows included), with and without
 // coefficient escapes; the first unsatisfied row is the one
-// r1cs::FirstUnsatisfied names. Random circuits, seed printed.
+// r1cs::FirstUnsatisfied names. Each with z read whole and with the 0/1
+// values taken from the compact witness's classes (the device path after
+// ExpandWitness). Random circuits, seed printed.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -48,15 +50,19 @@ TEST(AbcEmulationTest, AbcEqualsTheHostEvaluation) {
     const test::RandomCircuit rc =
         test::MakeRandomCircuit({.constraints = 500, .free_aux = 200, .random_coeff_share = random_share}, rng);
     const uint64_t rows = rc.circuit.num_prover_rows();
-    const std::vector<Fr> z = EmulatedExpandWitness(r1cs::CompactWitnessOf(rc.z.values));
+    const r1cs::CompactWitness w = r1cs::CompactWitnessOf(rc.z.values);
+    const std::vector<Fr> z = EmulatedExpandWitness(w);
     for (size_t max_table : {size_t(2), size_t(9), r1cs::kMaxCoefficientTable}) {
       const r1cs::CompactCircuit cc = r1cs::Compact(rc.circuit, {.max_table = max_table});
       for (uint64_t m : {rows, std::bit_ceil(rows), 2 * std::bit_ceil(rows)}) {
         const std::string what =
             "share=" + std::to_string(random_share) + " table=" + std::to_string(max_table) + " m=" + std::to_string(m);
-        const EmulatedAbc got = EmulatedEvaluateAbc(cc, z, m);
-        ExpectSameAbc(got, r1cs::EvaluateAbc(rc.circuit, rc.z.values, {.pad_to = m}), what);
-        EXPECT_FALSE(got.first_unsatisfied.has_value()) << what;
+        const r1cs::AbcVectors want = r1cs::EvaluateAbc(rc.circuit, rc.z.values, {.pad_to = m});
+        for (const uint32_t* classes : {static_cast<const uint32_t*>(nullptr), w.classes.data()}) {
+          const EmulatedAbc got = EmulatedEvaluateAbc(cc, z, m, classes);
+          ExpectSameAbc(got, want, what + (classes ? " classes" : " z"));
+          EXPECT_FALSE(got.first_unsatisfied.has_value()) << what;
+        }
       }
     }
   }
@@ -84,10 +90,13 @@ TEST(AbcEmulationTest, FirstUnsatisfiedRowIsTheHostOne) {
     const auto want = r1cs::FirstUnsatisfied(rc.circuit, host);
     ASSERT_TRUE(want.has_value());
     EXPECT_EQ(want->index, row);
-    const EmulatedAbc got = EmulatedEvaluateAbc(cc, EmulatedExpandWitness(r1cs::CompactWitnessOf(rc.z.values)), m);
-    ASSERT_TRUE(got.first_unsatisfied.has_value()) << "row " << row;
-    EXPECT_EQ(*got.first_unsatisfied, want->index);
-    ExpectSameAbc(got, host, "broken row " + std::to_string(row));
+    const r1cs::CompactWitness w = r1cs::CompactWitnessOf(rc.z.values);
+    for (const uint32_t* classes : {static_cast<const uint32_t*>(nullptr), w.classes.data()}) {
+      const EmulatedAbc got = EmulatedEvaluateAbc(cc, EmulatedExpandWitness(w), m, classes);
+      ASSERT_TRUE(got.first_unsatisfied.has_value()) << "row " << row;
+      EXPECT_EQ(*got.first_unsatisfied, want->index);
+      ExpectSameAbc(got, host, "broken row " + std::to_string(row) + (classes ? " classes" : " z"));
+    }
   }
 }
 
