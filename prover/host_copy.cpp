@@ -28,6 +28,11 @@ uint64_t ReleaseMatrix(const r1cs::CsrMatrix& m) {
   return ReleaseInterior(m.row_offsets) + ReleaseInterior(m.columns) + ReleaseInterior(m.values);
 }
 
+uint64_t ReleaseCompact(const r1cs::CompactMatrix& m) {
+  return ReleaseInterior(m.row_offsets) + ReleaseInterior(m.columns) + ReleaseInterior(m.codes) +
+         ReleaseInterior(m.escape_positions) + ReleaseInterior(m.escape_values);
+}
+
 }  // namespace
 
 HostRelease ReleaseHostCopy(const LoadedParams& p, bool circuit) {
@@ -39,6 +44,10 @@ HostRelease ReleaseHostCopy(const LoadedParams& p, bool circuit) {
   if (circuit) {
     p.circuit_released.store(true);
     r.bytes += ReleaseMatrix(p.circuit.a) + ReleaseMatrix(p.circuit.b) + ReleaseMatrix(p.circuit.c);
+    // The compact form went to the GPUs with the circuit (the image writer,
+    // which builds its own, is done by now: LoadedParams::host_readers).
+    if (p.compact)
+      r.bytes += ReleaseCompact(p.compact->a) + ReleaseCompact(p.compact->b) + ReleaseCompact(p.compact->c);
     r.circuit = true;
   }
   p.released_bytes.store(r.bytes);

@@ -5,7 +5,7 @@
 // has its own copies and the images are written).
 //
 // What it does: madvise(MADV_DONTNEED) over the pages of pk's point sections
-// (h, l, a, b_g1, b_g2) and, with `circuit`, of the circuit's CSR arrays. The
+// (h, l, a, b_g1, b_g2) and, with `circuit`, of the circuit's CSR arrays (and its compact form). The
 // vectors themselves are untouched (sizes, pointers), so nothing that counts
 // changes and no reader races a reallocation; the pages that held the first
 // and the last element of each array are kept, so the CUDA backend's

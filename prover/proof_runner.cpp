@@ -109,6 +109,14 @@ ProofRunner::~ProofRunner() {
   pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
 }
 
+bool ProofRunner::PreparesCompactCircuits() const {
+#ifdef CUZK_HAVE_CUDA
+  return preferred_form_ == SynthesisForm::kWitness && !gpu_backends_.empty();
+#else
+  return false;
+#endif
+}
+
 void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold) {
 #ifdef CUZK_HAVE_CUDA
   if (!params) return;

@@ -161,6 +161,11 @@ class ProofRunner final : public JobCanceller {
   // circuit and synthesis computes only witnesses (never the matrices).
   using AllHold = std::function<void(bool circuit_too)>;
   void PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold = {});
+  // Whether PrepareDevices puts compact circuits on GPUs (witness-only
+  // proving on at least one GPU): the registry then reads and writes their
+  // images (SrsRegistry::SetCompactCircuits), and a set's LoadedParams::
+  // compact, when it has one, spares each GPU building it.
+  bool PreparesCompactCircuits() const;
   // Drops every GPU's copy of a set that is about to be destroyed
   // (CudaBackend::ForgetKey: its bases and compact circuit, 38 GB at 32 GiB),
   // so the next set loaded finds the device memory free instead of streaming

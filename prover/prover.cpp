@@ -44,6 +44,8 @@ Prover::Prover(const ProverOptions& options)
       tracker_(options.job_retention, &metrics_, journal_.get()),
       runner_(WithBudget(options.runner, &budget_), &tracker_) {
   srs_.AttachBudget(&budget_, options.eviction_min_idle);
+  // GPUs that prove witness-only take the circuit's compact form: kept as an image.
+  srs_.SetCompactCircuits(runner_.PreparesCompactCircuits());
   // A set that loads goes to the GPUs at once, beside the synthesis of its
   // first partitions (or at start, for srs.preload).
   // Once every GPU holds it, its host copy goes (SrsRegistry::DevicesHold).

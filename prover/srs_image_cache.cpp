@@ -12,6 +12,7 @@
 
 #include "engine/groth16/key_image.hpp"
 #include "engine/r1cs/circuit_image.hpp"
+#include "engine/r1cs/compact_image.hpp"
 #include "engine/util/cache_file.hpp"
 #include "prover/srs_registry.hpp"
 
@@ -40,6 +41,10 @@ uint64_t SrsImageCache::ParamsSource(const std::string& params_path) {
 
 std::string SrsImageCache::CircuitPath(const std::string& circuit_id) const {
   return (fs::path(dir_) / (circuit_id + ".circuit-image")).string();
+}
+
+std::string SrsImageCache::CompactPath(const std::string& circuit_id) const {
+  return (fs::path(dir_) / (circuit_id + ".compact-image")).string();
 }
 
 std::string SrsImageCache::KeyPath(const std::string& params_path) const {
@@ -97,6 +102,32 @@ std::optional<r1cs::CompiledCircuit> SrsImageCache::ReadCircuit(const std::strin
   }
 }
 
+std::shared_ptr<const r1cs::CompactCircuit> SrsImageCache::ReadCompact(const std::string& circuit_id,
+                                                                       const r1cs::CompiledCircuit& circuit,
+                                                                       unsigned threads) {
+  if (!enabled() || disabled_) return nullptr;
+  const std::string path = CompactPath(circuit_id);
+  if (!fs::exists(path)) return nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    auto cc = std::make_shared<r1cs::CompactCircuit>(
+        r1cs::ReadCompactImage(path, r1cs::CircuitImageSource(circuit_id), threads));
+    const double read_ms = MsSince(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    r1cs::CheckCompactDescribes(*cc, circuit, threads);
+    spdlog::info("SRS_CACHE,{},compact=hit,read_ms={:.0f},check_ms={:.0f},bytes={},path={}", circuit_id, read_ms,
+                 MsSince(t1), cc->Bytes(), path);
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.compact_hits;
+    return cc;
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_CACHE,{},compact=rebuild,reason=\"{}\"", circuit_id, e.what());
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.rebuilds;
+    return nullptr;
+  }
+}
+
 std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& params_path, uint64_t params_source,
                                                           unsigned threads) {
   if (!enabled() || disabled_ || params_source == 0) return std::nullopt;
@@ -118,11 +149,11 @@ std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& par
 }
 
 bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
-                                 const std::string& params_path, uint64_t params_source, bool circuit_missing,
-                                 bool key_missing, std::function<void()> on_done) {
-  if (!(circuit_missing || (key_missing && params_source != 0)) || !EnsureDir()) return false;
-  auto write = [this, params = std::move(params), circuit_id, params_path, params_source, circuit_missing, key_missing,
-                order = write_order_, on_done = std::move(on_done)] {
+                                 const std::string& params_path, uint64_t params_source, Missing missing,
+                                 std::function<void()> on_done) {
+  if (!(missing.circuit || missing.compact || (missing.key && params_source != 0)) || !EnsureDir()) return false;
+  auto write = [this, params = std::move(params), circuit_id, params_path, params_source, missing, order = write_order_,
+                on_done = std::move(on_done)] {
     // Whatever happens below (written, refused, cancelled, failed), the
     // writer is done with the host copy when this returns.
     struct Done {
@@ -140,21 +171,28 @@ bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, con
         spdlog::info("SRS_CACHE,{},{}=written,bytes={},write_ms={:.0f},path={}", circuit_id, what, bytes, MsSince(t0),
                      path);
         absl::MutexLock lock(&stats_mu_);
-        ++(std::string_view(what) == "key" ? stats_.key_writes : stats_.circuit_writes);
+        const std::string_view w = what;
+        ++(w == "key" ? stats_.key_writes : w == "compact" ? stats_.compact_writes : stats_.circuit_writes);
         stats_.bytes_written += bytes;
-      } catch (const std::invalid_argument& e) {
+      } catch (const std::logic_error& e) {  // invalid_argument, length_error: this set cannot be cached
         spdlog::info("SRS_CACHE,{},{}=not_cached,reason=\"{}\"", circuit_id, what, e.what());
       } catch (const std::exception& e) {
         if (cancel_) return;
         Disable(std::string("cannot write ") + path + ": " + e.what());
       }
     };
-    if (circuit_missing) {
+    if (missing.circuit) {
       attempt("circuit", CircuitPath(circuit_id), [&](const std::string& path) {
         return r1cs::WriteCircuitImage(params->circuit, path, r1cs::CircuitImageSource(circuit_id), &cancel_);
       });
     }
-    if (key_missing && params_source != 0 && !params->generic) {
+    if (missing.compact && !params->generic) {
+      attempt("compact", CompactPath(circuit_id), [&](const std::string& path) {
+        const r1cs::CompactCircuit cc = r1cs::Compact(params->circuit, {.threads = kCompactThreads});
+        return r1cs::WriteCompactImage(cc, path, r1cs::CircuitImageSource(circuit_id), &cancel_);
+      });
+    }
+    if (missing.key && params_source != 0 && !params->generic) {
       attempt("key", KeyPath(params_path), [&](const std::string& path) {
         return groth16::WriteKeyImage(params->pk, path, params_source, &cancel_);
       });

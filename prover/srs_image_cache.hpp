@@ -6,7 +6,9 @@
 // it writes the missing images on one background thread, so the first job
 // never waits for them.
 //
-// Files: <dir>/<circuit id>.circuit-image and <dir>/<.params file name>.key-image.
+// Files: <dir>/<circuit id>.circuit-image, <dir>/<circuit id>.compact-image
+// (the circuit's compact form for witness-only GPU proving, only where a GPU
+// uses it: engine/r1cs/compact_image.hpp) and <dir>/<.params file name>.key-image.
 // Missing images are a quiet miss; stale or damaged ones are logged (the
 // reason: other inputs, a digest mismatch, cut short) and rewritten. A
 // folder that cannot be created or written turns the cache off with one
@@ -27,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/groth16/types.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
 
 namespace cuzk::prover {
@@ -50,15 +53,28 @@ class SrsImageCache {
 
   // nullopt on a miss (logged when the image exists but is stale or damaged).
   std::optional<r1cs::CompiledCircuit> ReadCircuit(const std::string& circuit_id, unsigned threads);
+  // The compact form of `circuit` (just read from its image), checked
+  // against it nonzero by nonzero (r1cs::CheckCompactDescribes); null on a
+  // miss or a mismatch (logged).
+  std::shared_ptr<const r1cs::CompactCircuit> ReadCompact(const std::string& circuit_id,
+                                                          const r1cs::CompiledCircuit& circuit, unsigned threads);
   std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads);
 
+  // Which images a load found current; the others are written.
+  struct Missing {
+    bool circuit = false, key = false;
+    bool compact = false;  // only where a GPU proves witness-only (SrsRegistry::SetCompactCircuits)
+  };
   // Writes the images a load missed, in the background (one write at a time:
-  // a later request waits for the earlier ones). Returns whether a write was
-  // queued; then on_done (if set) runs on the writer's thread once it is done
-  // with `params`, written or not (LoadedParams::host_readers).
+  // a later request waits for the earlier ones). The compact form is built
+  // there from the loaded circuit (r1cs::Compact on kCompactThreads threads,
+  // so proving keeps the rest). Returns whether a write was queued; then
+  // on_done (if set) runs on the writer's thread once it is done with
+  // `params`, written or not (LoadedParams::host_readers).
   bool WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
-                    const std::string& params_path, uint64_t params_source, bool circuit_missing, bool key_missing,
+                    const std::string& params_path, uint64_t params_source, Missing missing,
                     std::function<void()> on_done = {});
+  static constexpr unsigned kCompactThreads = 4;
 
   // Cancels the writes in progress and waits for them.
   void Shutdown();
@@ -67,7 +83,8 @@ class SrsImageCache {
 
   // What the cache has done since it was made.
   struct Stats {
-    uint64_t circuit_hits = 0, key_hits = 0;      // loads that copied an image
+    uint64_t circuit_hits = 0, key_hits = 0;  // loads that copied an image
+    uint64_t compact_hits = 0, compact_writes = 0;
     uint64_t rebuilds = 0;                        // images found stale or damaged
     uint64_t circuit_writes = 0, key_writes = 0;  // images written
     uint64_t bytes_written = 0;
@@ -75,6 +92,7 @@ class SrsImageCache {
   Stats stats() const;
 
   std::string CircuitPath(const std::string& circuit_id) const;
+  std::string CompactPath(const std::string& circuit_id) const;
   std::string KeyPath(const std::string& params_path) const;
 
  private:

@@ -61,7 +61,7 @@ uint64_t CsrBytes(const r1cs::CsrMatrix& m) {
 
 uint64_t LoadedBytes(const LoadedParams& p) {
   const auto& k = p.pk;
-  return CsrBytes(p.circuit.a) + CsrBytes(p.circuit.b) + CsrBytes(p.circuit.c) +
+  return CsrBytes(p.circuit.a) + CsrBytes(p.circuit.b) + CsrBytes(p.circuit.c) + (p.compact ? p.compact->Bytes() : 0) +
          (k.h.size() + k.l.size() + k.a.size() + k.b_g1.size() + k.vk.ic.size()) * sizeof(ec::G1Affine) +
          k.b_g2.size() * sizeof(ec::G2Affine);
 }
@@ -229,6 +229,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     });
     uint64_t params_source = 0;
     bool circuit_hit = false, key_hit = false;
+    const bool want_compact = compact_circuits_.load() && !entry.generic;
     fresh->circuit_id = entry.circuit_id;
     fresh->generic = entry.generic;
     fresh->shape = entry.shape;
@@ -249,12 +250,24 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
         // waits for the compilation before the error is reported.) Current
         // images replace either step with a copy (SrsImageCache).
         params_source = images_.enabled() ? SrsImageCache::ParamsSource(entry.params_path) : 0;
-        std::future<std::optional<r1cs::CompiledCircuit>> cached_circuit =
-            std::async(std::launch::async, [&] { return images_.ReadCircuit(entry.circuit_id, threads_); });
+        // The compact form is read and checked right after the circuit image,
+        // beside the key image's read.
+        struct CircuitRead {
+          std::optional<r1cs::CompiledCircuit> circuit;
+          std::shared_ptr<const r1cs::CompactCircuit> compact;
+        };
+        std::future<CircuitRead> cached_circuit = std::async(std::launch::async, [&, want_compact] {
+          CircuitRead r;
+          r.circuit = images_.ReadCircuit(entry.circuit_id, threads_);
+          if (r.circuit && want_compact) r.compact = images_.ReadCompact(entry.circuit_id, *r.circuit, threads_);
+          return r;
+        });
         std::optional<groth16::ProvingKey> pk = images_.ReadKey(entry.params_path, params_source, threads_);
         key_hit = pk.has_value();
-        std::optional<r1cs::CompiledCircuit> circuit = cached_circuit.get();
+        CircuitRead read = cached_circuit.get();
+        std::optional<r1cs::CompiledCircuit>& circuit = read.circuit;
         circuit_hit = circuit.has_value();
+        fresh->compact = std::move(read.compact);
         std::future<r1cs::CompiledCircuit> compiled;
         if (!circuit_hit) {
           compiled = std::async(std::launch::async,
@@ -285,15 +298,18 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       entry.charge = std::move(charge);
       entry.dims = DimsOf(p->circuit);
     }
-    spdlog::info("SRS_LOAD,{},load_ms={:.0f},circuit={},key={},resident_bytes={}", entry.circuit_id,
+    spdlog::info("SRS_LOAD,{},load_ms={:.0f},circuit={},key={},compact={},resident_bytes={}", entry.circuit_id,
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                  entry.generic ? "file" : (circuit_hit ? "image" : "compiled"),
-                 entry.generic ? "file" : (key_hit ? "image" : "decoded"), p->resident_bytes);
+                 entry.generic ? "file" : (key_hit ? "image" : "decoded"),
+                 !want_compact ? "off" : (p->compact ? "image" : "gpu"), p->resident_bytes);
     if (!entry.generic) {
       // The writer reads the host copy: one more reader to count down before it may go.
       p->host_readers.fetch_add(1);
-      const bool queued = images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, !circuit_hit,
-                                               !key_hit, [this, p] { HostCopyUnneeded(p); });
+      const SrsImageCache::Missing missing{
+          .circuit = !circuit_hit, .key = !key_hit, .compact = want_compact && p->compact == nullptr};
+      const bool queued = images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, missing,
+                                               [this, p] { HostCopyUnneeded(p); });
       if (!queued) p->host_readers.fetch_sub(1);
     }
     absl::MutexLock lock(&on_loaded_mu_);

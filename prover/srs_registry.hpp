@@ -60,9 +60,14 @@ struct LoadedParams {
   bool generic = false;         // a GENERIC_R1CS circuit (r1cs + zkey), else SnapDeals
   filecoin::SectorShape shape;  // SnapDeals only
   r1cs::CompiledCircuit circuit;
+  // The circuit's compact form read from its image and checked against
+  // `circuit` (SrsImageCache::ReadCompact), for the GPUs' preparation; null
+  // when there was none (the GPU builds it: 5-9 s at 32 GiB) or when no GPU
+  // proves witness-only (SrsRegistry::SetCompactCircuits).
+  std::shared_ptr<const r1cs::CompactCircuit> compact;
   groth16::ProvingKey pk;
   groth16::PreparedVerifyingKey pvk;
-  uint64_t resident_bytes = 0;  // circuit matrices + key points, as loaded
+  uint64_t resident_bytes = 0;  // circuit matrices (and compact form) + key points, as loaded
 
   // The host copy given back (prover/host_copy.hpp): once every GPU holds the
   // key's bases (and, for witness-only proving, the compact circuit) and the
@@ -189,6 +194,11 @@ class SrsRegistry {
   // done with it too (LoadedParams::host_readers): SRS_HOST_RELEASE line,
   // and the set's budget charge shrinks by what was given back.
   void DevicesHold(const std::shared_ptr<const LoadedParams>& params, bool circuit_too);
+  // Whether the sets loaded from here on carry their compact circuit
+  // (LoadedParams::compact: read from its image when current, else built by
+  // the image writer for the next start). The Prover turns it on where a GPU
+  // proves witness-only; a CPU-only daemon neither reads nor writes it.
+  void SetCompactCircuits(bool on) { compact_circuits_ = on; }
   SrsImageCache& images() { return images_; }
   const SrsImageCache& images() const { return images_; }
   const std::string& param_cache() const { return param_cache_; }
@@ -213,6 +223,7 @@ class SrsRegistry {
 
   std::string param_cache_;
   unsigned threads_;
+  std::atomic<bool> compact_circuits_{false};
   mutable absl::Mutex mu_;  // guards entries_ (the list), not the loads
   std::vector<std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
   memory::Budget* budget_ = nullptr;  // set once by AttachBudget

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
 
 namespace cuzk::r1cs {
@@ -21,42 +22,20 @@ struct Meta {
   uint64_t a_density_bits, b_density_bits;
 };
 
-template <class T>
-void AddArray(util::CacheWriter& w, const std::string& name, const std::vector<T>& v) {
-  static_assert(std::is_trivially_copyable_v<T> && util::kCacheChunkBytes % sizeof(T) == 0);
-  w.AddSection(name, v.size() * sizeof(T), [&](uint64_t offset, std::span<uint8_t> out) {
-    std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(v.data()) + offset, out.size());
-  });
-}
-
-// Copies a section into `v` (sized from the section, which must hold
-// `count` elements); check(first, elements) runs on each chunk as it lands.
-template <class T, class Check>
-void ReadArray(const util::CacheReader& r, const std::string& name, uint64_t count, unsigned threads, std::vector<T>& v,
-               Check check) {
-  const util::CacheSection& s = r.Section(name);
-  if (count > s.bytes / sizeof(T) || s.bytes != count * sizeof(T)) {
-    throw util::CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");
-  }
-  v.resize(size_t(count));
-  std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(v.data()), size_t(s.bytes));
-  r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
-    // Chunks hold whole elements (kCacheChunkBytes is a multiple of sizeof(T)).
-    check(size_t(offset / sizeof(T)), std::span<const T>(v.data() + offset / sizeof(T), in.size() / sizeof(T)));
-  });
-}
+using util::AddArraySection;
+using util::ReadArraySection;
 
 void AddMatrix(util::CacheWriter& w, const std::string& m, const CsrMatrix& csr) {
-  AddArray(w, m + ".offsets", csr.row_offsets);
-  AddArray(w, m + ".columns", csr.columns);
-  AddArray(w, m + ".values", csr.values);
+  AddArraySection(w, m + ".offsets", csr.row_offsets);
+  AddArraySection(w, m + ".columns", csr.columns);
+  AddArraySection(w, m + ".values", csr.values);
 }
 
 CsrMatrix ReadMatrix(const util::CacheReader& r, const std::string& m, uint64_t rows, uint64_t nonzeros,
                      uint64_t variables, unsigned threads) {
   CsrMatrix csr;
   std::atomic<bool> bad{false};
-  ReadArray(r, m + ".offsets", rows + 1, threads, csr.row_offsets, [&](size_t, std::span<const uint64_t> part) {
+  ReadArraySection(r, m + ".offsets", rows + 1, threads, csr.row_offsets, [&](size_t, std::span<const uint64_t> part) {
     if (!std::is_sorted(part.begin(), part.end())) bad = true;
   });
   // Chunk edges and the ends: the offsets rise from 0 to the nonzero count.
@@ -66,19 +45,19 @@ CsrMatrix ReadMatrix(const util::CacheReader& r, const std::string& m, uint64_t 
   if (bad || csr.row_offsets.front() != 0 || csr.row_offsets.back() != nonzeros) {
     throw util::CacheError(r.path() + ": matrix " + m + " has inconsistent row offsets");
   }
-  ReadArray(r, m + ".columns", nonzeros, threads, csr.columns, [&](size_t, std::span<const uint32_t> part) {
+  ReadArraySection(r, m + ".columns", nonzeros, threads, csr.columns, [&](size_t, std::span<const uint32_t> part) {
     for (uint32_t c : part) {
       if (c >= variables) bad = true;
     }
   });
   if (bad) throw util::CacheError(r.path() + ": matrix " + m + " names a variable past the circuit's");
-  ReadArray(r, m + ".values", nonzeros, threads, csr.values, [](size_t, std::span<const ff::Fr>) {});
+  ReadArraySection(r, m + ".values", nonzeros, threads, csr.values, [](size_t, std::span<const ff::Fr>) {});
   return csr;
 }
 
 msm::DensityBitmap ReadDensity(const util::CacheReader& r, const std::string& name, uint64_t bits) {
   std::vector<uint64_t> words;
-  ReadArray(r, name, (bits + 63) / 64, 1, words, [](size_t, std::span<const uint64_t>) {});
+  ReadArraySection(r, name, (bits + 63) / 64, 1, words, [](size_t, std::span<const uint64_t>) {});
   msm::DensityBitmap d(static_cast<size_t>(bits));
   for (size_t i = 0; i < size_t(bits); ++i) {
     if ((words[i / 64] >> (i % 64)) & 1) d.Set(i);
@@ -104,8 +83,8 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
   AddMatrix(w, "a", circuit.a);
   AddMatrix(w, "b", circuit.b);
   AddMatrix(w, "c", circuit.c);
-  AddArray(w, "a_density", circuit.a_density.words());
-  AddArray(w, "b_density", circuit.b_density.words());
+  AddArraySection(w, "a_density", circuit.a_density.words());
+  AddArraySection(w, "b_density", circuit.b_density.words());
   w.Commit();
   return w.bytes_written();
 }

@@ -3,7 +3,11 @@
 // and writes both images in the background; a second registry loads the same
 // set from them (equal circuit and key, and a proof from it verifies); a
 // damaged key image is rebuilt from the .params, never used; a cache folder
-// that cannot be written leaves loads working.
+// that cannot be written leaves loads working. With compact circuits on (a
+// GPU proving witness-only), the compact form is written by the first load
+// and read by the next, equal to r1cs::Compact of the circuit; a damaged or
+// stale compact image is refused and rewritten; with them off, none is read
+// or written.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +16,7 @@
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
 #include "prover/srs_registry.hpp"
 
 namespace cuzk::prover {
@@ -61,8 +66,9 @@ struct Load {
   std::shared_ptr<const LoadedParams> params;
   SrsImageCache::Stats stats;
 };
-Load LoadWith(const std::string& cache) {
+Load LoadWith(const std::string& cache, bool compact = false) {
   SrsRegistry srs(ParamDir(), 0, cache);
+  srs.SetCompactCircuits(compact);
   Load load{srs.Acquire("snap-2k").Get(nullptr), {}};
   srs.images().WaitForWrites();
   load.stats = srs.images().stats();
@@ -114,6 +120,69 @@ TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
     ExpectSameSet(*first.params, *third.params);
   }
   EXPECT_EQ(LoadWith(cache).stats.key_hits, 1u) << "the rewritten image is good";
+}
+
+void FlipByteAt(const std::string& path, uint64_t at) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(std::streamoff(at));
+  char c = 0;
+  f.read(&c, 1);
+  f.seekp(std::streamoff(at));
+  c = char(c ^ 0x10);
+  f.write(&c, 1);
+}
+
+TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir;
+  const std::string cache = (dir.path / "images").string();
+  const fs::path compact_path = fs::path(cache) / "snap-2k.compact-image";
+
+  const Load off = LoadWith(cache, false);  // a CPU-only daemon: no compact form anywhere
+  EXPECT_EQ(off.params->compact, nullptr);
+  EXPECT_EQ(off.stats.compact_writes, 0u);
+  EXPECT_FALSE(fs::exists(compact_path));
+
+  const Load first = LoadWith(cache, true);  // the other images are current: only the compact one is written
+  EXPECT_EQ(first.params->compact, nullptr);
+  EXPECT_EQ(first.stats.circuit_hits + first.stats.key_hits, 2u);
+  EXPECT_EQ(first.stats.compact_writes, 1u);
+  EXPECT_EQ(first.stats.circuit_writes + first.stats.key_writes, 0u);
+  ASSERT_TRUE(fs::exists(compact_path));
+
+  const Load second = LoadWith(cache, true);
+  ASSERT_NE(second.params->compact, nullptr);
+  EXPECT_EQ(second.stats.compact_hits, 1u);
+  EXPECT_EQ(second.stats.compact_writes + second.stats.rebuilds, 0u);
+  const r1cs::CompactCircuit want = r1cs::Compact(second.params->circuit);
+  const r1cs::CompactCircuit& got = *second.params->compact;
+  EXPECT_EQ(got.coefficients, want.coefficients);
+  for (auto [x, y] : {std::pair{&got.a, &want.a}, {&got.b, &want.b}, {&got.c, &want.c}}) {
+    EXPECT_EQ(x->row_offsets, y->row_offsets);
+    EXPECT_EQ(x->columns, y->columns);
+    EXPECT_EQ(x->codes, y->codes);
+    EXPECT_EQ(x->escape_values, y->escape_values);
+  }
+  EXPECT_EQ(second.params->resident_bytes, first.params->resident_bytes + got.Bytes()) << "the budget counts it";
+
+  // Damaged: refused (never used), the set loads without it, the image is rewritten.
+  FlipByteAt(compact_path.string(), fs::file_size(compact_path) / 2);
+  const Load third = LoadWith(cache, true);
+  EXPECT_EQ(third.params->compact, nullptr);
+  EXPECT_EQ(third.stats.rebuilds, 1u);
+  EXPECT_EQ(third.stats.compact_writes, 1u);
+  EXPECT_EQ(LoadWith(cache, true).stats.compact_hits, 1u) << "the rewritten image is good";
+
+  // A compact image of another circuit under this one's name (stale in the
+  // way a digest cannot tell: same source, other contents) is refused by the check.
+  {
+    SrsRegistry srs(ParamDir(), 0, cache);
+    std::shared_ptr<const LoadedParams> p = srs.Acquire("snap-2k").Get(nullptr);
+    r1cs::CompiledCircuit other = p->circuit;
+    other.a.values[other.a.nonzeros() / 2] += ff::Fr::One();
+    EXPECT_EQ(srs.images().ReadCompact("snap-2k", other, 0), nullptr);
+    EXPECT_NE(srs.images().ReadCompact("snap-2k", p->circuit, 0), nullptr);
+  }
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {

@@ -1,0 +1,42 @@
+#pragma once
+// Whole std::vector sections of cache files (cache_file.hpp), for images
+// whose sections are arrays of trivially copyable records (circuit and
+// compact circuit images).
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/util/cache_file.hpp"
+
+namespace cuzk::util {
+
+template <class T>
+void AddArraySection(CacheWriter& w, const std::string& name, const std::vector<T>& v) {
+  static_assert(std::is_trivially_copyable_v<T> && kCacheChunkBytes % sizeof(T) == 0);
+  w.AddSection(name, v.size() * sizeof(T), [&](uint64_t offset, std::span<uint8_t> out) {
+    std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(v.data()) + offset, out.size());
+  });
+}
+
+// Copies a section into `v` (sized from the section, which must hold
+// `count` elements); check(first, elements) runs on each chunk as it lands,
+// on the reading threads (it may throw CacheError to refuse the chunk).
+template <class T, class Check>
+void ReadArraySection(const CacheReader& r, const std::string& name, uint64_t count, unsigned threads,
+                      std::vector<T>& v, Check check) {
+  const CacheSection& s = r.Section(name);
+  if (count > s.bytes / sizeof(T) || s.bytes != count * sizeof(T)) {
+    throw CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");
+  }
+  v.resize(size_t(count));
+  std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(v.data()), size_t(s.bytes));
+  r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
+    // Chunks hold whole elements (kCacheChunkBytes is a multiple of sizeof(T)).
+    check(size_t(offset / sizeof(T)), std::span<const T>(v.data() + offset / sizeof(T), in.size() / sizeof(T)));
+  });
+}
+
+}  // namespace cuzk::util
