@@ -14,6 +14,10 @@
 //               the n bases and scalars directly (msm::MsmG1/MsmG2, all
 //               host threads);
 //   - "agree":  results of the different window widths of one size are equal.
+// --density-permille D < 1000 runs Msm::RunDensity with a random bitmap of n
+// bits, D per mille set (the A, B_g1, B_g2 MSMs of a proof): scalar i then
+// meets base rank(i), and the checks sum the present scalars against the
+// first bases.
 // Timings: --warmups (2) untimed calls, then the median of --repeats (5);
 // "total" is the host wall clock of the whole call (H2D, kernels, D2H, host
 // window combination), the stage columns are CUDA event times of the median
@@ -23,6 +27,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +36,7 @@
 #include "cuda/msm/msm_plan.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 #include "engine/groth16/fixed_base.hpp"
+#include "engine/msm/density_bitmap.hpp"
 #include "engine/msm/msm.hpp"
 #include "engine/util/parallel.hpp"
 #include "tools/cuzk-gpu-bench/bench_util.hpp"
@@ -155,6 +162,10 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   // Per mille, e.g. --zeros-permille 515 --ones-permille 470 for SnapDeals-like witnesses.
   const double zero_fraction = double(args.GetInt("zeros-permille", 0)) / 1000;
   const double one_fraction = double(args.GetInt("ones-permille", 0)) / 1000;
+  // Per mille of the scalars that take part (Msm::RunDensity with a random
+  // bitmap, as the A, B_g1 and B_g2 MSMs of a proof); 1000 = Msm::Run.
+  const long density_permille = args.GetInt("density-permille", 1000);
+  if (density_permille < 1 || density_permille > 1000) throw std::invalid_argument("msm: --density-permille in 1..1000");
   if (zero_fraction < 0 || one_fraction < 0 || zero_fraction + one_fraction > 1) {
     throw std::invalid_argument("msm: --zeros-permille + --ones-permille must be within 0..1000");
   }
@@ -185,14 +196,26 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     const std::span<ff::Fr> s(scalars.data(), n);
     FillRandom<ff::Fr>(s, seed + log_n);
     MakeSparse(s, zero_fraction, one_fraction, seed + log_n);
+    // With a density, scalar i meets base rank(i): the reference sums the
+    // present scalars against the first bases in order.
+    std::optional<msm::DensityBitmap> density;
+    std::vector<ff::Fr> present;
+    if (density_permille < 1000) {
+      density.emplace(n);
+      std::mt19937_64 pick(seed ^ 0xd3a5u ^ log_n);
+      for (size_t i = 0; i < n; ++i) {
+        if (long(pick() % 1000) < density_permille) density->Set(i), present.push_back(s[i]);
+      }
+    }
+    const std::span<const ff::Fr> summed = density ? std::span<const ff::Fr>(present) : std::span<const ff::Fr>(s);
     t0 = std::chrono::steady_clock::now();
-    const Affine want = StructuredReference(bases, s).ToAffine();
+    const Affine want = StructuredReference(bases, summed).ToAffine();
     const double struct_ms = MsSince(t0);
     Affine direct;
     double cpu_ms = -1;
     if (log_n <= cpu_max) {
       t0 = std::chrono::steady_clock::now();
-      direct = CpuMsm(std::span<const Affine>(bases.points).first(n), s).ToAffine();
+      direct = CpuMsm(std::span<const Affine>(bases.points).first(summed.size()), summed).ToAffine();
       cpu_ms = MsSince(t0);
     }
     std::vector<Affine> results;
@@ -208,7 +231,8 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         for (int r = 0; r < warmups + repeats; ++r) {
           cuda::MsmGpuTimings t;
           const auto start = std::chrono::steady_clock::now();
-          const auto res = msm.Run(device_bases, s.data(), n, options, &t);
+          const auto res = density ? msm.RunDensity(device_bases, s.data(), *density, options, &t)
+                                   : msm.Run(device_bases, s.data(), n, options, &t);
           const double call_ms = MsSince(start);
           if (r == 0) got = res.ToAffine();
           if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
@@ -223,7 +247,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         row.stages = stages[med];
         row.window_bits = row.stages.window_bits;
         row.chunk = row.stages.chunk;
-        if (streamed) {
+        if (streamed && !density) {
           std::vector<double> sms;
           for (int r = 0; r < warmups + repeats; ++r) {
             cuda::MsmGpuTimings t;
