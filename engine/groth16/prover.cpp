@@ -18,6 +18,16 @@ std::string FailureMessage(const r1cs::ConstraintFailure& f) {
   return "witness does not satisfy the circuit: row " + N(f.index) + " \"" + f.name + "\" fails (a * b != c)";
 }
 
+// PrepareProverInput's checks of a witness against the circuit.
+void CheckWitnessShape(const r1cs::CompiledCircuit& circuit, uint64_t num_inputs, std::span<const Fr> z) {
+  if (num_inputs != circuit.num_inputs || z.size() != circuit.num_variables()) {
+    throw std::invalid_argument("witness has " + N(num_inputs) + " inputs and " + N(z.size()) +
+                                " variables, the circuit " + N(circuit.num_inputs) + " and " +
+                                N(circuit.num_variables()));
+  }
+  if (z.empty() || !z[0].IsOne()) throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
+}
+
 }  // namespace
 
 UnsatisfiedWitnessError::UnsatisfiedWitnessError(r1cs::ConstraintFailure f)
@@ -42,12 +52,7 @@ void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& c
 ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
                                const ProveOptions& options) {
   CheckKeyMatchesCircuit(pk, circuit);
-  if (z.num_inputs != circuit.num_inputs || z.values.size() != circuit.num_variables()) {
-    throw std::invalid_argument("witness has " + N(z.num_inputs) + " inputs and " + N(z.values.size()) +
-                                " variables, the circuit " + N(circuit.num_inputs) + " and " +
-                                N(circuit.num_variables()));
-  }
-  if (z.values.empty() || !z.values[0].IsOne()) throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
+  CheckWitnessShape(circuit, z.num_inputs, z.values);
   ProverInput in;
   if (options.witness_only) {
     in.circuit = &circuit;
@@ -89,8 +94,33 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
   return in;
 }
 
+ProverInput PrepareCompactWitnessInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
+                                       std::span<const Fr> z, unsigned threads) {
+  CheckKeyMatchesCircuit(pk, circuit);
+  CheckWitnessShape(circuit, num_inputs, z);
+  ProverInput in;
+  in.circuit = &circuit;
+  in.assignment.num_inputs = num_inputs;
+  in.compact_z = r1cs::CompactWitnessOf(z, threads);
+  return in;
+}
+
+uint64_t WitnessVariables(const ProverInput& input) {
+  if (input.assignment.values.empty() && input.compact_z) return input.compact_z->num_variables;
+  return input.assignment.values.size();
+}
+
+void ExpandCompactWitness(ProverInput& input, unsigned threads) {
+  if (!input.assignment.values.empty() || !input.compact_z) return;
+  std::vector<Fr> z(input.compact_z->num_variables);
+  r1cs::ExpandWitnessInto(*input.compact_z, z, threads);
+  input.assignment.values = std::move(z);
+  input.compact_z.reset();
+}
+
 void EvaluateWitnessOnly(const ProvingKey& pk, ProverInput& input, unsigned threads) {
   if (!input.WitnessOnly()) return;
+  ExpandCompactWitness(input, threads);
   const r1cs::CompiledCircuit& circuit = *input.circuit;
   input.abc = r1cs::EvaluateAbc(circuit, input.assignment.values, {.pad_to = pk.domain_size(), .threads = threads});
   if (auto f = r1cs::FirstUnsatisfied(circuit, input.abc, threads)) {

@@ -21,6 +21,13 @@
 // UnsatisfiedWitnessError naming the same row.
 //
 //   groth16::Proof p = groth16::ProveWithRandomness(gpu, pk, circuit, std::move(z), r, s, {.witness_only = true});
+//
+// Compact-only inputs (PrepareCompactWitnessInput): the daemon's synthesis
+// computes z into a reused buffer and hands on only its compact form
+// (ProverInput::compact_z: tens of MB at 32 GiB instead of 2.6 GB waiting in
+// the queue for a GPU); assignment.values stays empty. The GPU expands it on
+// the device; host code that needs z whole gets it back first
+// (ExpandCompactWitness: EvaluateWitnessOnly and the CpuBackend do).
 #include <functional>
 #include <memory>
 #include <span>
@@ -83,9 +90,26 @@ void CheckKeyMatchesCircuit(const ProvingKey& pk, const r1cs::CompiledCircuit& c
 ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, r1cs::Assignment z,
                                const ProveOptions& options = {});
 
-// A witness-only input made ordinary on the host: a/b/c evaluated into its
-// vectors (padded to the key's domain) and satisfaction checked
-// (UnsatisfiedWitnessError). No-op for an ordinary input.
+// A witness-only input that carries z only compacted: z (caller memory, e.g.
+// a buffer the caller reuses for the next partition) is checked as
+// PrepareProverInput checks it (inputs and variables the circuit's, z[0] = 1)
+// and compacted on `threads` threads into compact_z; assignment keeps
+// num_inputs with its values empty (compact_z->num_variables is the count).
+// Nothing refers to z afterwards.
+ProverInput PrepareCompactWitnessInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
+                                       std::span<const ff::Fr> z, unsigned threads = 0);
+
+// The witness's variable count, whether z is held whole or only compact.
+uint64_t WitnessVariables(const ProverInput& input);
+
+// z made whole again on the host (r1cs::ExpandWitnessInto, `threads`) for a
+// compact-only input, whose compact_z then goes; no-op when
+// assignment.values is there. Host code that reads z calls it first.
+void ExpandCompactWitness(ProverInput& input, unsigned threads = 0);
+
+// A witness-only input made ordinary on the host: z expanded if it came
+// compact-only, a/b/c evaluated into its vectors (padded to the key's domain)
+// and satisfaction checked (UnsatisfiedWitnessError). No-op for an ordinary input.
 void EvaluateWitnessOnly(const ProvingKey& pk, ProverInput& input, unsigned threads = 0);
 
 Proof ProveWithRandomness(Backend& backend, const ProvingKey& pk, const r1cs::CompiledCircuit& circuit,

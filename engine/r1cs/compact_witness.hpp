@@ -11,6 +11,7 @@
 //
 //   r1cs::CompactWitness w = r1cs::CompactWitnessOf(z.values);
 //   std::vector<ff::Fr> back = r1cs::ExpandWitness(w);   // == z.values (host reference)
+//   r1cs::ExpandWitnessInto(w, z_out, threads);          // the same, multi-threaded, into caller memory
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -49,5 +50,15 @@ inline WitnessClass ClassOf(const CompactWitness& w, uint64_t v) {
 
 // z back on the host, sequentially (the reference for the GPU expansion).
 std::vector<ff::Fr> ExpandWitness(const CompactWitness& w);
+
+// z back on the host into `z` (exactly w.num_variables values, every one
+// written) on `threads` threads, each chunk from its chunk_others base as the
+// GPU does: the CPU paths' expansion of a witness that travelled compact
+// (CpuBackend, a snarkjs key's host a/b/c, a CudaBackend without the B_g2
+// bases on the device). The compact witness is checked as it is read (sizes,
+// class 3, each chunk's count of "other" values against the next base):
+// std::invalid_argument for one that is inconsistent.
+// Cost: one pass over z (32 GiB partition: 2.6 GB written).
+void ExpandWitnessInto(const CompactWitness& w, std::span<ff::Fr> z, unsigned threads = 0);
 
 }  // namespace cuzk::r1cs

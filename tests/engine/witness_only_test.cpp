@@ -2,6 +2,9 @@
 // backend, the reference for the GPU path: the same proof as the ordinary
 // path for the same r, s; an unsatisfied witness fails ProveStart with the
 // row the ordinary path names; the input checks of witness-only inputs.
+// Compact-only inputs (PrepareCompactWitnessInput: only compact_z, no z
+// values, as the daemon's synthesis hands them on): the same proof, the
+// same failure, the host evaluation from the expanded witness.
 #include <gtest/gtest.h>
 
 #include "engine/groth16/cpu_backend.hpp"
@@ -96,6 +99,95 @@ TEST(WitnessOnlyTest, InputChecksCoverTheCircuit) {
   r1cs::Assignment short_z = rc.z;
   short_z.values.pop_back();
   EXPECT_THROW(PrepareProverInput(pk, rc.circuit, short_z, {.witness_only = true}), std::invalid_argument);
+}
+
+// ---- compact-only inputs -------------------------------------------------------------
+
+TEST(WitnessOnlyTest, CompactOnlyInputGivesTheSameProofOnTheCpu) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 250, .free_aux = 70}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  CpuBackend cpu({.threads = 2});
+  const Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  const Proof want = ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s);
+
+  std::vector<Fr> buffer = rc.z.values;  // the caller's (reused) memory
+  std::vector<ProverInput> in;
+  in.push_back(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, buffer, 2));
+  std::fill(buffer.begin(), buffer.end(), Fr::FromUint64(3));  // reused at once: the input must not refer to it
+  ASSERT_TRUE(in[0].WitnessOnly());
+  ASSERT_TRUE(in[0].compact_z.has_value());
+  EXPECT_TRUE(in[0].assignment.values.empty());
+  EXPECT_EQ(in[0].assignment.num_inputs, rc.z.num_inputs);
+  EXPECT_EQ(WitnessVariables(in[0]), rc.z.values.size());
+  EXPECT_EQ(r1cs::ExpandWitness(*in[0].compact_z), rc.z.values);
+
+  std::vector<PendingProof> pending = cpu.ProveStart(pk, in);
+  ASSERT_EQ(pending.size(), 1u);
+  // z was expanded for the MSMs only: the G2 MSM ran in ProveStart, nothing of z waits for ProveFinish.
+  EXPECT_TRUE(pending[0].b2_sum.has_value());
+  EXPECT_TRUE(pending[0].assignment.values.empty());
+  EXPECT_TRUE(in[0].assignment.values.empty());
+  const Proof got = cpu.ProveFinish(pk, std::move(pending[0]), r, s);
+  EXPECT_EQ(EncodeProof(got), EncodeProof(want));
+  EXPECT_TRUE(Verify(PrepareVerifyingKey(pk.vk), got, rc.z.PublicInputs()));
+}
+
+TEST(WitnessOnlyTest, CompactOnlyUnsatisfiedWitnessFailsProveStartNamingTheRow) {
+  auto rng = test::SeededRng();
+  test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 150, .free_aux = 30}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  const uint64_t row = rng() % 150;
+  rc.BreakRow(row);
+  CpuBackend cpu({.threads = 2});
+  std::vector<ProverInput> in;
+  in.push_back(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values));  // no row check here
+  try {
+    cpu.ProveStart(pk, in);
+    FAIL() << "ProveStart accepted a broken compact witness";
+  } catch (const UnsatisfiedWitnessError& e) {
+    EXPECT_EQ(e.failure().index, row);
+    EXPECT_EQ(e.failure().name, rc.circuit.RowName(row));
+  }
+}
+
+// EvaluateWitnessOnly (the host a/b/c of snarkjs keys on a GPU, and the CPU
+// backend's) takes a compact-only input: z comes back whole, a/b/c are the
+// ordinary path's.
+TEST(WitnessOnlyTest, HostEvaluationOfACompactOnlyInput) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 120, .free_aux = 40}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  const ProverInput ordinary = PrepareProverInput(pk, rc.circuit, rc.z);
+  ProverInput in = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values, 2);
+  EvaluateWitnessOnly(pk, in, 2);
+  EXPECT_FALSE(in.WitnessOnly());
+  EXPECT_EQ(in.assignment.values, rc.z.values);
+  EXPECT_EQ(WitnessVariables(in), rc.z.values.size());
+  EXPECT_EQ(in.abc.a, ordinary.abc.a);
+  EXPECT_EQ(in.abc.b, ordinary.abc.b);
+  EXPECT_EQ(in.abc.c, ordinary.abc.c);
+  EXPECT_NO_THROW(CheckProverInput(pk, in));
+  // ExpandCompactWitness leaves an input that holds z alone.
+  ProverInput whole = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true});
+  ExpandCompactWitness(whole);
+  EXPECT_EQ(whole.assignment.values, rc.z.values);
+}
+
+TEST(WitnessOnlyTest, CompactOnlyInputChecksTheWitnessShape) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 40, .free_aux = 10}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  std::vector<Fr> z = rc.z.values;
+  EXPECT_NO_THROW(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, z));
+  EXPECT_THROW(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs + 1, z), std::invalid_argument);
+  EXPECT_THROW(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, std::span<const Fr>(z).first(z.size() - 1)),
+               std::invalid_argument);
+  z[0] = Fr::FromUint64(2);
+  EXPECT_THROW(PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, z), std::invalid_argument);
+  const test::RandomCircuit other = test::MakeRandomCircuit({.constraints = 40, .free_aux = 11}, rng);
+  EXPECT_THROW(PrepareCompactWitnessInput(pk, other.circuit, other.z.num_inputs, other.z.values),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -159,30 +159,28 @@ void CheckShape(const SectorShape& s, const CircuitWitness& w) {
   }
 }
 
-}  // namespace
-
-uint64_t EmptySectorUpdateAuxCount(const SectorShape& s) {
-  return PrefixAux(s) + ApexAux(s) + DigestsAux(s) + uint64_t(s.challenge_count) * ChallengeAux(s);
-}
-
-r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const CircuitWitness& w,
-                                                 const NativeWitnessOptions& options) {
-  CheckShape(s, w);
+// Writes every one of z's n values (n = the variable count, checked by the
+// callers): the prefix and the digests in sequence through `p`, the apex tree
+// and the challenges at their fixed offsets. Nothing reads z or relies on it
+// being zeroed, so a reused buffer needs no clearing; that each region's
+// writer stores exactly its aux count of values is held by the layout check
+// below (the regions add up to n) and by the tests, which compute into
+// poisoned and previously used buffers and compare with a fresh computation.
+void WriteWitness(const SectorShape& s, const CircuitWitness& w, Fr* const z, const uint64_t n,
+                  const NativeWitnessOptions& options) {
   const unsigned pbl = s.partition_bit_len, cbl = s.challenge_bit_len, rb = s.challenge_random_bits;
   const unsigned nh = unsigned(s.h_choices.size());
   const uint64_t khs = w.k_and_h_select.ToCanonical()[0];
   const uint64_t k = khs & ((uint64_t(1) << pbl) - 1);
   const Fr gen_tag = CustomTag(1);
 
-  r1cs::Assignment z;
-  z.num_inputs = 1 + kEmptySectorUpdatePublicInputs;
-  AllocateValues(z.values, z.num_inputs + EmptySectorUpdateAuxCount(s));
-  z.values[0] = Fr::One();
-  z.values[1] = w.k_and_h_select;
-  z.values[2] = w.comm_r_old;
-  z.values[3] = w.comm_d_new;
-  z.values[4] = w.comm_r_new;
-  Fr* p = z.values.data() + z.num_inputs;
+  static_assert(kEmptySectorUpdateNumInputs == 5, "ONE and the four public inputs are written below");
+  z[0] = Fr::One();
+  z[1] = w.k_and_h_select;
+  z[2] = w.comm_r_old;
+  z[3] = w.comm_d_new;
+  z[4] = w.comm_r_new;
+  Fr* p = z + kEmptySectorUpdateNumInputs;
 
   // Steps 1-7.
   *p++ = w.k_and_h_select;
@@ -227,7 +225,7 @@ r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const Cir
   }
   Fr* const challenges_out = p;
   const uint64_t per_challenge = ChallengeAux(s);
-  if (challenges_out + per_challenge * s.challenge_count != z.values.data() + z.values.size()) {
+  if (challenges_out + per_challenge * s.challenge_count != z + n) {
     throw std::logic_error("native witness: layout does not add up");
   }
 
@@ -289,6 +287,51 @@ r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const Cir
       cur = TreeDLevel((ch >> level) & 1, cur, cw.path_to_apex[level], q);
     }
   });
+}
+
+}  // namespace
+
+uint64_t EmptySectorUpdateAuxCount(const SectorShape& s) {
+  return PrefixAux(s) + ApexAux(s) + DigestsAux(s) + uint64_t(s.challenge_count) * ChallengeAux(s);
+}
+
+uint64_t EmptySectorUpdateVariableCount(const SectorShape& s) {
+  return kEmptySectorUpdateNumInputs + EmptySectorUpdateAuxCount(s);
+}
+
+void ComputeEmptySectorUpdateWitnessInto(const SectorShape& s, const CircuitWitness& w, std::span<Fr> z,
+                                         const NativeWitnessOptions& options) {
+  CheckShape(s, w);
+  const uint64_t n = EmptySectorUpdateVariableCount(s);
+  if (z.size() != n) {
+    throw std::invalid_argument("native witness: a " + s.Name() + " partition has " + std::to_string(n) +
+                                " variables, the buffer " + std::to_string(z.size()));
+  }
+  WriteWitness(s, w, z.data(), n, options);
+}
+
+std::span<const Fr> ComputeEmptySectorUpdateWitnessInto(const SectorShape& s, const CircuitWitness& w,
+                                                        std::vector<Fr>& buffer, const NativeWitnessOptions& options) {
+  CheckShape(s, w);  // before the buffer is touched
+  const uint64_t n = EmptySectorUpdateVariableCount(s);
+  if (buffer.capacity() < n) {
+    std::vector<Fr> grown;
+    AllocateValues(grown, n);
+    buffer.swap(grown);  // the old storage goes with `grown`
+  } else {
+    buffer.resize(n);  // within capacity: no allocation (only a grown size zero-fills its new part)
+  }
+  WriteWitness(s, w, buffer.data(), n, options);
+  return buffer;
+}
+
+r1cs::Assignment ComputeEmptySectorUpdateWitness(const SectorShape& s, const CircuitWitness& w,
+                                                 const NativeWitnessOptions& options) {
+  CheckShape(s, w);
+  r1cs::Assignment z;
+  z.num_inputs = kEmptySectorUpdateNumInputs;
+  AllocateValues(z.values, EmptySectorUpdateVariableCount(s));
+  WriteWitness(s, w, z.values.data(), z.values.size(), options);
   return z;
 }
 
