@@ -10,6 +10,7 @@
 
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
+#include "engine/circuits/snapdeals/witness/witness_buffer_pool.hpp"
 #include "engine/groth16/os_rng.hpp"
 #include "engine/groth16/proof_encoding.hpp"
 #include "engine/groth16/prover.hpp"
@@ -30,6 +31,37 @@ uint64_t VanillaBytes(const filecoin::SectorShape& s) {
   const uint64_t per_challenge = (2 * tree_r_siblings + s.apex_levels + 2) * kFr +
                                  (2 * uint64_t(s.TreeRLevels()) + 3) * sizeof(std::vector<ff::Fr>);
   return uint64_t(s.challenge_count) * per_challenge + (uint64_t(s.apex_leaf_count) + s.partition_bit_len + 16) * kFr;
+}
+
+// Witness-only synthesis (kWitness) holds two things, charged differently:
+//  - z, in a buffer of the process's WitnessBufferPool, from the start of
+//    synthesis until the compaction is done. The partition's reservation
+//    includes it and Synthesize gives those bytes back right after the
+//    buffer returns to the pool (PartitionContext::reservation), so a queued
+//    partition is not charged 2.6 GB (32 GiB) that it no longer holds. A
+//    buffer idle in the pool is charged to nobody: there are at most as many
+//    as syntheses ran at once, and they are freed after the pool's idle_keep
+//    (10 s) without use. GENERIC_R1CS jobs compact the job's own witness
+//    (charged with the job): no buffer.
+//  - the compact witness, from synthesis until the partition is finalized
+//    (it goes with the input at the GPU start, but PartitionBytes::abc of a
+//    kWitness partition stays 0: its reservation's remainder is one part):
+//    2-bit classes and a 32-bit base per 256 variables (n / 4 + n / 64
+//    bytes), and the values other than 0 and 1. Those are counted with a
+//    bound: n / 32 values for SnapDeals (measured 1.84% at 1 KiB, 1.52% at
+//    2 KiB, 0.70% at 8 MiB, ~1% at 32 GiB: cuzk-bench witness-stats), all n
+//    for a generic witness (no such structure). 32 GiB: ~100 MB instead of
+//    the 2.6 GB z that the estimate charged until the finalize before.
+// CPU-backend workers (witness_only_on_cpu_workers, for tests) expand z again
+// inside ProveStart; it is gone when ProveStart returns, not charged.
+struct WitnessFormBytes {
+  uint64_t z_buffer = 0;  // released when synthesis ends
+  uint64_t compact = 0;   // held until the partition is finalized
+};
+WitnessFormBytes WitnessOnlyBytes(const ProofJob& job, uint64_t n) {
+  const bool snap = job.kind == JobKind::kSnapDeals;
+  const uint64_t others = snap ? (n + 31) / 32 : n;
+  return {.z_buffer = snap ? n * kFr : 0, .compact = (n + 15) / 16 * 4 + (n + 255) / 256 * 4 + others * kFr};
 }
 
 // a/b/c and a copy of z in one buffer of the pipeline's PinnedPool, charged
@@ -70,9 +102,38 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Witness-only: z into a buffer leased from the process's pool (no
+// allocation once the pool has one of this size; every value overwritten),
+// compacted, the buffer back; the input carries only the compact witness.
+// GENERIC_R1CS: the job's witness compacted where it is (no copy).
+groth16::ProverInput SynthesizeWitnessOnly(const ProofJob& job, unsigned k, const LoadedParams& params,
+                                           unsigned threads, SynthesisTimes& times) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (job.kind == JobKind::kGenericR1cs) {
+    groth16::ProverInput in = groth16::PrepareCompactWitnessInput(params.pk, params.circuit, job.witness.num_inputs,
+                                                                  job.witness.values, threads);
+    times.prepare_ms = MsSince(t0);
+    return in;
+  }
+  const snapdeals::CircuitWitness w =
+      snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
+  snapdeals::witness::WitnessBufferPool::Lease buffer = snapdeals::witness::WitnessBufferPool::Shared().Acquire(
+      snapdeals::witness::EmptySectorUpdateVariableCount(job.shape));
+  const std::span<const ff::Fr> z =
+      snapdeals::witness::ComputeEmptySectorUpdateWitnessInto(job.shape, w, buffer.values(), {.threads = threads});
+  times.witness_ms = MsSince(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  groth16::ProverInput in = groth16::PrepareCompactWitnessInput(
+      params.pk, params.circuit, snapdeals::witness::kEmptySectorUpdateNumInputs, z, threads);
+  buffer.Return();
+  times.prepare_ms = MsSince(t1);
+  return in;
+}
+
 groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const LoadedParams& params, unsigned threads,
                                          const groth16::ProveOptions::AbcMemoryFn& abc_memory, bool witness_only,
                                          SynthesisTimes& times) {
+  if (witness_only) return SynthesizeWitnessOnly(job, k, params, threads, times);
   const auto t0 = std::chrono::steady_clock::now();
   r1cs::Assignment z;
   if (job.kind == JobKind::kGenericR1cs) {
@@ -83,9 +144,8 @@ groth16::ProverInput SynthesizePartition(const ProofJob& job, unsigned k, const 
   }
   times.witness_ms = MsSince(t0);
   const auto t1 = std::chrono::steady_clock::now();
-  groth16::ProverInput in = groth16::PrepareProverInput(
-      params.pk, params.circuit, std::move(z),
-      {.threads = threads, .abc_memory = abc_memory, .witness_only = witness_only, .compact_witness = witness_only});
+  groth16::ProverInput in = groth16::PrepareProverInput(params.pk, params.circuit, std::move(z),
+                                                        {.threads = threads, .abc_memory = abc_memory});
   times.prepare_ms = MsSince(t1);
   return in;
 }
@@ -150,15 +210,21 @@ scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisF
     vanilla = VanillaBytes(job.shape);
   }
   scheduler::PartitionBytes b;
+  uint64_t witness = n * kFr;  // z, until the GPU start or the finalize
   switch (form) {
-    case SynthesisForm::kWitness: b.abc = 0; break;
+    case SynthesisForm::kWitness: {
+      b.abc = 0;
+      const WitnessFormBytes w = WitnessOnlyBytes(job, n);
+      witness = w.z_buffer + w.compact;  // the z buffer part goes when synthesis ends (Synthesize)
+      break;
+    }
     case SynthesisForm::kAbcPinned:
       b.pinned_abc = true;
       b.abc = 3 * m * kFr + n * kFr;  // a/b/c and the z copy
       break;
     case SynthesisForm::kAbcVectors: b.abc = 3 * m * kFr + (snarkjs_h ? 2 * m * kFr : 0); break;
   }
-  b.total = b.abc + n * kFr + vanilla + kFixedBytes;
+  b.total = b.abc + witness + vanilla + kFixedBytes;
   return b;
 }
 
@@ -184,6 +250,11 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   SynthesisTimes t;
   out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory,
                                    form_ == SynthesisForm::kWitness, t);
+  // Witness-only: the z buffer is back in the pool; its bytes leave this
+  // partition's reservation now (see WitnessOnlyBytes).
+  if (form_ == SynthesisForm::kWitness && ctx.reservation) {
+    ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);
+  }
   // Machine-readable like the pipeline's GPU_TIMING/FIN_TIMING lines: what the synthesis stage's time is made of.
   spdlog::info("SYNTH_TIMING,{},partition={},form={},witness_ms={:.2f},{}_ms={:.2f},compact_witness_bytes={}",
                ctx.job_id, ctx.partition, SynthesisFormName(form_), t.witness_ms,

@@ -41,9 +41,17 @@
 // device memory is not host memory). The parameters are charged by the
 // SrsRegistry (AttachBudget) to the same budget.
 // With witness-only synthesis (GPU workers, bellperson keys: kWitness, the
-// default) the host computes only z; the CudaBackend uploads it compactly
-// (2-bit classes plus the values other than 0 and 1) and evaluates a/b/c
-// from the circuit resident on the device, checking every row.
+// default) the host computes only z, into a buffer of the process's
+// snapdeals::witness::WitnessBufferPool (reused partition after partition:
+// no allocation, no page faults, no copy), compacts it (2-bit classes plus
+// the values other than 0 and 1) and gives the buffer back: only the compact
+// witness waits for the GPU (groth16::PrepareCompactWitnessInput; 32 GiB:
+// ~45 MB instead of 2.6 GB per queued partition). The CudaBackend expands it
+// on the device and evaluates a/b/c from the circuit resident there,
+// checking every row. kWitness bytes: witness = n 32 (the pooled z buffer,
+// released from the reservation when synthesis ends) + a bound on the
+// compact witness (held to the finalize); abc = 0 (partition_work.cpp:
+// WitnessOnlyBytes says why).
 // With a PinnedPool and kAbcPinned Synthesize leases one
 // page-locked buffer of (3 m + n) 32 bytes from the partition's a/b/c
 // reservation and PrepareProverInput writes a/b/c straight into it and
@@ -70,7 +78,8 @@ enum class SynthesisForm {
 };
 
 // Bytes of one partition (see above). kWitness: no a/b/c on the host at all
-// (abc = 0; z stays until the GPU start returns). snarkjs keys always take
+// (abc = 0); z only while synthesis holds its pooled buffer, then the
+// compact witness. snarkjs keys always take
 // kAbcVectors (their H is computed in host vectors).
 scheduler::PartitionBytes EstimatePartitionBytes(const ProofJob& job, SynthesisForm form);
 const char* SynthesisFormName(SynthesisForm form);  // "witness", "abc_pinned", "abc_vectors"

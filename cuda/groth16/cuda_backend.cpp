@@ -515,14 +515,18 @@ struct CudaBackend::Impl {
     p.a_sum = Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, on_device, st); });
     p.b1_sum = Timed(p, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, st); });
     const size_t num_inputs = input.assignment.num_inputs;
-    p.l_sum = Timed(p, "msm_l", [&] {
-      return bases.l.Run(msm, z + num_inputs, input.assignment.values.size() - num_inputs, on_device, st);
-    });
+    const size_t num_variables = groth16::WitnessVariables(input);  // z may have come only compact
+    p.l_sum =
+        Timed(p, "msm_l", [&] { return bases.l.Run(msm, z + num_inputs, num_variables - num_inputs, on_device, st); });
     if (bases.b_g2) {
       p.b2_sum =
           Timed(p, "msm_b_g2", [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, st); });
       lane.retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
+      // ProveFinish's host G2 MSM reads z whole: expanded from a compact-only
+      // input here, after the device is done (no MSM of another lane waits for it).
+      msm_lock.unlock();
+      groth16::ExpandCompactWitness(input, options.cpu_threads);
       p.assignment = std::move(input.assignment);
     }
     return p;
