@@ -213,6 +213,7 @@ Schema MakeSchema(Config& c) {
         {"shutdown_grace", Duration(c.daemon.shutdown_grace, std::chrono::hours(24))},
         {"job_retention", Duration(c.daemon.job_retention, std::chrono::hours(30 * 24))},
         {"max_message_size", Size(c.daemon.max_message_bytes, 256ull << 20)},
+        {"rpc_memory", Size(c.daemon.rpc_memory_bytes, 256ull << 20)},
         {"rpc_threads", Integer(c.daemon.rpc_threads, 2)},
         {"socket_mode", SocketMode(c.daemon.socket_mode)},
         {"socket_group", String(c.daemon.socket_group)},
@@ -309,6 +310,11 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
     }
   }
   if (c.daemon.listen.empty()) throw ConfigError("config key daemon.listen is empty");
+  if (c.daemon.rpc_memory_bytes < c.daemon.max_message_bytes) {
+    throw ConfigError("config key daemon.rpc_memory (" + std::to_string(c.daemon.rpc_memory_bytes) +
+                      " bytes) is below daemon.max_message_size (" + std::to_string(c.daemon.max_message_bytes) +
+                      " bytes): a message of the largest size could never be received");
+  }
   return c;
 }
 

@@ -132,8 +132,15 @@ int Run(const Config& config) {
   // would then start and silently take half the connections. Off, the bind
   // fails and this one exits naming the address.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // Bounds the threads of the synchronous RPCs; waiting ones (callback API) hold none.
+  // The server's memory: gRPC's buffers of messages in flight, every
+  // connection together, stay within daemon.rpc_memory (without it, N
+  // clients could each hold a max_message_size message: the request checks
+  // of daemon/request_scan.hpp run only once a message is whole).
+  // SetMaxThreads bounds what gRPC's synchronous services (the health
+  // check) may take; ProvingService's calls run on the RpcPool's
+  // rpc_threads.
   grpc::ResourceQuota quota("cuzk-daemon");
+  quota.Resize(size_t(std::min<uint64_t>(config.daemon.rpc_memory_bytes, SIZE_MAX)));
   quota.SetMaxThreads(int(config.daemon.rpc_threads));
   builder.SetResourceQuota(quota);
   builder.RegisterService(&service);

@@ -26,6 +26,7 @@ TEST(DaemonConfig, ExampleFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(c.daemon.shutdown_grace, d.daemon.shutdown_grace);
   EXPECT_EQ(c.daemon.job_retention, d.daemon.job_retention);
   EXPECT_EQ(c.daemon.max_message_bytes, d.daemon.max_message_bytes);
+  EXPECT_EQ(c.daemon.rpc_memory_bytes, d.daemon.rpc_memory_bytes);
   EXPECT_EQ(c.memory.total_budget, d.memory.total_budget);
   EXPECT_EQ(c.memory.safety_margin, d.memory.safety_margin);
   EXPECT_EQ(c.memory.eviction_min_idle, d.memory.eviction_min_idle);
@@ -97,6 +98,13 @@ TEST(DaemonConfig, ErrorsNameTheKeyAndValue) {
   EXPECT_TRUE(has(e, "memory.eviction_min_idle")) << e;
   EXPECT_EQ(ParseConfig("[daemon]\njob_retention = \"720h\"\nshutdown_grace = \"24h\"\n", "ok").daemon.job_retention,
             std::chrono::hours(720));
+  // gRPC's memory quota: at least one largest message.
+  EXPECT_EQ(ParseConfig("[daemon]\nrpc_memory = \"1GiB\"\n", "ok").daemon.rpc_memory_bytes, 1ull << 30);
+  e = ErrorOf("[daemon]\nrpc_memory = \"300MiB\"\n");  // below the default max_message_size (512 MiB)
+  EXPECT_TRUE(has(e, "daemon.rpc_memory") && has(e, "daemon.max_message_size")) << e;
+  EXPECT_EQ(
+      ParseConfig("[daemon]\nrpc_memory = \"300MiB\"\nmax_message_size = \"256MiB\"\n", "ok").daemon.rpc_memory_bytes,
+      300ull << 20);
   e = ErrorOf("[daemon]\nrpc_threads = 1\n");
   EXPECT_TRUE(has(e, "daemon.rpc_threads")) << e;
   e = ErrorOf("[logging]\nformat = \"xml\"\n");
