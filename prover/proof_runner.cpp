@@ -141,7 +141,7 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
     preparers_.emplace_back([gpu, device, params, circuit, shared, all_hold] {
       const auto t0 = std::chrono::steady_clock::now();
       try {
-        gpu->Prepare(params->pk, circuit);
+        gpu->Prepare(params->pk, circuit, circuit ? params->compact.get() : nullptr);
         const cuda::CudaBackendStats s = gpu->Stats();
         spdlog::info(
             "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},resident_base_bytes={},"

@@ -312,12 +312,18 @@ struct CudaBackend::Impl {
   // The circuit's compact form on the device, made on the first witness-only
   // proof with this key and circuit (host compaction: a few hash lookups per
   // nonzero, multi-threaded; then one upload). Caller holds mu.
-  std::shared_ptr<const ResidentCircuit> CircuitOnDevice(ResidentKey& key, const r1cs::CompiledCircuit& circuit) {
+  // `compact`: the circuit's compact form when the caller has it (a
+  // parameter set's image, checked against the circuit when it was read:
+  // SrsImageCache::ReadCompact); else it is built here (r1cs::Compact: ~4 s
+  // at 32 GiB on 16 threads).
+  std::shared_ptr<const ResidentCircuit> CircuitOnDevice(ResidentKey& key, const r1cs::CompiledCircuit& circuit,
+                                                         const r1cs::CompactCircuit* compact = nullptr) {
     CircuitFingerprint f = FingerprintOf(circuit);
     if (key.circuit && key.circuit->host == &circuit && key.circuit->fingerprint == f) return key.circuit;
     key.circuit.reset();  // the old one's device memory goes (once no lane uses it) before the new one is uploaded
-    const r1cs::CompactCircuit cc = r1cs::Compact(circuit, {.threads = options.cpu_threads});
-    key.circuit = std::make_shared<const ResidentCircuit>(circuit, std::move(f), cc);
+    std::optional<r1cs::CompactCircuit> built;
+    if (compact == nullptr) compact = &built.emplace(r1cs::Compact(circuit, {.threads = options.cpu_threads}));
+    key.circuit = std::make_shared<const ResidentCircuit>(circuit, std::move(f), *compact);
     stats.resident_circuit_bytes = ResidentCircuitBytes();
     return key.circuit;
   }
@@ -614,7 +620,8 @@ groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pen
   return proof;
 }
 
-void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) {
+void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit,
+                          const r1cs::CompactCircuit* compact) {
   using Clock = std::chrono::steady_clock;
   std::unique_lock device_lock(impl_->device_mu);  // no ProveStart meanwhile
   std::lock_guard lock(impl_->mu);
@@ -642,7 +649,7 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   impl_->circuit_to_come = 0;
   impl_->lanes_reserved = 0;
   const auto t1 = Clock::now();
-  if (with_circuit) impl_->CircuitOnDevice(key, *circuit);
+  if (with_circuit) impl_->CircuitOnDevice(key, *circuit, compact);
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();

@@ -70,6 +70,7 @@
 #include <string_view>
 
 #include "engine/groth16/backend.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
 
 namespace cuzk::cuda {
 
@@ -138,8 +139,11 @@ class CudaBackend final : public groth16::Backend {
   // form; sizes the a/b/c and z buffers. Call when a key is loaded, so the
   // first ProveStart costs what a warm one does (32 GiB: the first partition
   // took 14.8 s against ~1.5 s warm, uploading 34 GB of bases). Takes the
-  // device lock for as long as it uploads.
-  void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit);
+  // device lock for as long as it uploads. `compact`: circuit's compact form
+  // when the caller already has it (LoadedParams::compact, read from its
+  // image and checked against `circuit`); else Prepare builds it.
+  void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit,
+               const r1cs::CompactCircuit* compact = nullptr);
 
   // True when every section of pk's bases (B_g2 included) and, with
   // `circuit`, its compact form are resident on this device, so proofs read

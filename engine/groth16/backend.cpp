@@ -62,8 +62,14 @@ void CheckProverInput(const ProvingKey& pk, const ProverInput& in) {
   if (z.num_inputs != pk.num_inputs()) {
     Fail("witness has " + N(z.num_inputs) + " inputs (ONE included), the key " + N(pk.num_inputs()));
   }
-  if (z.values.size() != pk.num_variables()) {
-    Fail("witness has " + N(z.values.size()) + " variables, the key " + N(pk.num_variables()));
+  // A compact-only witness-only input (PrepareCompactWitnessInput) has no
+  // values: its count is the compact witness's.
+  const bool compact_only = z.values.empty() && in.compact_z.has_value();
+  const uint64_t n = compact_only ? in.compact_z->num_variables : z.values.size();
+  if (n != pk.num_variables()) Fail("witness has " + N(n) + " variables, the key " + N(pk.num_variables()));
+  if (compact_only && !in.WitnessOnly()) Fail("a witness given only in compact form must be witness-only (no circuit)");
+  if (in.compact_z && in.compact_z->num_variables != n) {
+    Fail("compact witness has " + N(in.compact_z->num_variables) + " variables, the assignment " + N(n));
   }
   const uint64_t m = pk.domain_size();
   if (in.WitnessOnly()) {

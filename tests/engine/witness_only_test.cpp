@@ -190,5 +190,40 @@ TEST(WitnessOnlyTest, CompactOnlyInputChecksTheWitnessShape) {
                std::invalid_argument);
 }
 
+// CheckProverInput (what every backend's ProveStart runs first) takes a
+// compact-only input's count from its compact witness, and refuses one whose
+// count differs from the key's, one without a circuit, and a compact witness
+// that disagrees with the values beside it.
+TEST(WitnessOnlyTest, InputChecksAcceptCompactOnlyInputsOfTheRightShape) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 40, .free_aux = 10}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  const ProverInput good = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values);
+  ASSERT_TRUE(good.assignment.values.empty());
+  ASSERT_TRUE(good.compact_z.has_value());
+  EXPECT_NO_THROW(CheckProverInput(pk, good));
+  {
+    ProverInput bad = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values);
+    bad.compact_z->num_variables -= 1;
+    EXPECT_THROW(CheckProverInput(pk, bad), std::invalid_argument);
+  }
+  {
+    ProverInput bad = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values);
+    bad.circuit = nullptr;  // compact values alone cannot feed the a/b/c path
+    EXPECT_THROW(CheckProverInput(pk, bad), std::invalid_argument);
+  }
+  {
+    ProverInput bad = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values);
+    bad.compact_z.reset();  // neither values nor a compact witness
+    EXPECT_THROW(CheckProverInput(pk, bad), std::invalid_argument);
+  }
+  {
+    ProverInput both = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true, .compact_witness = true});
+    EXPECT_NO_THROW(CheckProverInput(pk, both));
+    both.compact_z->num_variables += 1;
+    EXPECT_THROW(CheckProverInput(pk, both), std::invalid_argument);
+  }
+}
+
 }  // namespace
 }  // namespace cuzk::groth16

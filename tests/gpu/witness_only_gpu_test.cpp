@@ -86,6 +86,36 @@ TEST(WitnessOnlyGpuTest, SameProofAsCpuForTheSameBlinding) {
   EXPECT_EQ(gpu.Stats().witness_only_proofs, 4u);
 }
 
+// What the daemon hands the GPU since synthesis reuses its z buffer:
+// compact-only inputs (PrepareCompactWitnessInput: no values, only the
+// compact witness), on bellperson keys (a/b/c on the GPU) and snarkjs-form
+// keys (host evaluation after a host expansion); and Prepare given the
+// circuit's compact form (as from a compact image) instead of building it.
+// Proofs equal the CPU's for the same r, s.
+TEST(WitnessOnlyGpuTest, CompactOnlyInputsAndAGivenCompactFormGiveTheCpuProof) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  CudaBackend gpu;
+  CpuBackend cpu;
+  auto check = [&](const Keyed& k, const std::string& what) {
+    const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+    const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
+    ProverInput in = PrepareCompactWitnessInput(k.pk, k.circuit, z.num_inputs, z.values);
+    ASSERT_TRUE(in.assignment.values.empty()) << what;
+    std::vector<PendingProof> pending = gpu.ProveStart(k.pk, std::span<ProverInput>(&in, 1));
+    const Proof got = gpu.ProveFinish(k.pk, std::move(pending.at(0)), r, s);
+    EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << what;
+  };
+  const Keyed k10 = MakeKeyed(10, HQueryForm::kBellperson), k14 = MakeKeyed(14, HQueryForm::kBellperson);
+  check(k10, "compact-only 2^10");
+  const r1cs::CompactCircuit cc = r1cs::Compact(k14.circuit);
+  gpu.Prepare(k14.pk, &k14.circuit, &cc);
+  EXPECT_TRUE(gpu.HoldsOnDevice(k14.pk, &k14.circuit));
+  check(k14, "compact-only 2^14 after Prepare with a given compact form");
+  check(MakeKeyed(11, HQueryForm::kSnarkjsOddCoset), "compact-only snarkjs form 2^11 (host evaluation)");
+}
+
 TEST(WitnessOnlyGpuTest, KeysAndCircuitsAlternateOnOneBackend) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();

@@ -165,7 +165,8 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   // Per mille of the scalars that take part (Msm::RunDensity with a random
   // bitmap, as the A, B_g1 and B_g2 MSMs of a proof); 1000 = Msm::Run.
   const long density_permille = args.GetInt("density-permille", 1000);
-  if (density_permille < 1 || density_permille > 1000) throw std::invalid_argument("msm: --density-permille in 1..1000");
+  if (density_permille < 1 || density_permille > 1000)
+    throw std::invalid_argument("msm: --density-permille in 1..1000");
   if (zero_fraction < 0 || one_fraction < 0 || zero_fraction + one_fraction > 1) {
     throw std::invalid_argument("msm: --zeros-permille + --ones-permille must be within 0..1000");
   }

@@ -10,7 +10,7 @@
 # single, which checks the proof), and records the daemon's SRS_LOAD /
 # SRS_CACHE / GPU_TIMING lines and its resident memory when idle after the
 # proof and after SRS_HOST_RELEASE (the host copy given back once the GPU
-# holds the set and the images are written). Run 2 then proves
+# holds the set and the images are written: circuit, compact circuit, key). Run 2 then proves
 # CUZK_WARM_SECTORS (default 3) more sectors, 2 at a time (cuzk-bench batch),
 # with the GPU's utilization sampled, and prints the median of every
 # GPU_TIMING step of those partitions. A summary table is printed last;
@@ -88,11 +88,14 @@ EOF
   row "$tag: daemon start -> first proof" "-" "$(since "$t0")s"
   rss "$dpid" >"$OUT/rss-$tag.txt"
   row "$tag: idle memory after the proof" "-" "-" "$(cat "$OUT/rss-$tag.txt")"
-  if [[ $tag == run1 ]]; then  # the images are written after the load: wait for both
+  if [[ $tag == run1 ]]; then  # the images are written after the load: wait for all three
     local t1
     t1=$(date +%s.%N)
     for _ in $(seq 1800); do
-      (($(grep -c 'SRS_CACHE,.*=written\|SRS_CACHE off' "$OUT/daemon-$tag.log") >= 2)) && break
+      # circuit, compact circuit (witness-only on a GPU) and key; the host
+      # copy is released only once the writer is done with all of them.
+      (($(grep -c 'SRS_CACHE,.*=written' "$OUT/daemon-$tag.log") >= 3)) && break
+      grep -q 'SRS_HOST_RELEASE' "$OUT/daemon-$tag.log" && break
       grep -q 'SRS_CACHE off' "$OUT/daemon-$tag.log" && break
       kill -0 "$dpid" 2>/dev/null || break
       sleep 0.1
