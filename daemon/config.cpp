@@ -310,7 +310,8 @@ Config ParseConfig(std::string_view toml_text, std::string_view source) {
     }
   }
   if (c.daemon.listen.empty()) throw ConfigError("config key daemon.listen is empty");
-  if (c.daemon.rpc_memory_bytes < c.daemon.max_message_bytes) {
+  // gRPC takes the message limit as an int: what is above INT32_MAX is clamped (daemon/main.cpp).
+  if (c.daemon.rpc_memory_bytes < std::min<uint64_t>(c.daemon.max_message_bytes, INT32_MAX)) {
     throw ConfigError("config key daemon.rpc_memory (" + std::to_string(c.daemon.rpc_memory_bytes) +
                       " bytes) is below daemon.max_message_size (" + std::to_string(c.daemon.max_message_bytes) +
                       " bytes): a message of the largest size could never be received");

@@ -41,9 +41,9 @@ struct Config {
     std::chrono::milliseconds shutdown_grace{30'000};    // SIGTERM: running jobs get this long
     std::chrono::milliseconds job_retention{600'000};    // finished jobs kept for late AwaitProof
     uint64_t max_message_bytes = 512ull << 20;           // gRPC send/receive limit (>= 256 MiB)
-    // gRPC's memory quota for the whole server (grpc::ResourceQuota::Resize):
-    // the buffers of the messages being received and sent, all connections
-    // together. >= max_message_bytes (one largest message must fit).
+    // gRPC's memory quota for the whole server (grpc::ResourceQuota::Resize,
+    // a soft bound): the buffers of the messages being received and sent, all
+    // connections together. >= max_message_bytes (one largest message must fit).
     uint64_t rpc_memory_bytes = 2ull << 30;
     // Threads of the service's RpcPool: the work of every call (submit,
     // status, cancel, preload); a waiting AwaitProof or Prove holds none.

@@ -132,10 +132,12 @@ int Run(const Config& config) {
   // would then start and silently take half the connections. Off, the bind
   // fails and this one exits naming the address.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // The server's memory: gRPC's buffers of messages in flight, every
-  // connection together, stay within daemon.rpc_memory (without it, N
-  // clients could each hold a max_message_size message: the request checks
-  // of daemon/request_scan.hpp run only once a message is whole).
+  // gRPC's memory quota for its buffers of messages in flight, every
+  // connection together (daemon.rpc_memory). It is soft: past it gRPC stops
+  // accepting new connections and shrinks its flow-control windows until
+  // memory is given back, which slows N clients each sending a
+  // max_message_size message (the request checks of daemon/request_scan.hpp
+  // run only once a message is whole); it does not count the parsed copies.
   // SetMaxThreads bounds what gRPC's synchronous services (the health
   // check) may take; ProvingService's calls run on the RpcPool's
   // rpc_threads.

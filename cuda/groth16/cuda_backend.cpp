@@ -362,8 +362,9 @@ struct CudaBackend::Impl {
     lane.streams[0].Synchronize();
     const auto t2 = Clock::now();
     p.steps.emplace_back("z_expand", ms(t1, t2));
-    const std::optional<uint64_t> bad = lane.abc_eval.EvaluateAbc(
-        dc, lane.z.data(), lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), m, lane.streams[0]);
+    const std::optional<uint64_t> bad =
+        lane.abc_eval.EvaluateAbc(dc, lane.z.data(), lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), m,
+                                  lane.streams[0], /*z_is_expanded=*/true);  // just above, same stream
     const auto t3 = Clock::now();
     p.steps.emplace_back("abc_eval", ms(t2, t3));
     lane.stats.compact_witness_ms += ms(t0, t1);

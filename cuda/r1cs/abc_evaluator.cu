@@ -102,14 +102,17 @@ size_t AbcEvaluator::ExpandWitness(const r1cs::CompactWitness& w, ff::Fr* z, cud
 }
 
 std::optional<uint64_t> AbcEvaluator::EvaluateAbc(const DeviceCircuit& circuit, const ff::Fr* z, ff::Fr* a, ff::Fr* b,
-                                                  ff::Fr* c, size_t m, cudaStream_t stream) {
+                                                  ff::Fr* c, size_t m, cudaStream_t stream, bool z_is_expanded) {
   if (m < circuit.num_prover_rows()) {
     throw std::invalid_argument("AbcEvaluator: domain " + std::to_string(m) + " < " +
                                 std::to_string(circuit.num_prover_rows()) + " rows");
   }
-  // The classes describe z only when z is what the last ExpandWitness wrote.
-  const uint32_t* classes =
-      z == expanded_z_ && expanded_variables_ == circuit.num_variables() ? classes_.data() : nullptr;
+  // The classes describe z only when z is what the last ExpandWitness wrote
+  // (the caller's word for "nothing since"; the pointer and count checked).
+  if (z_is_expanded && (z != expanded_z_ || expanded_variables_ != circuit.num_variables())) {
+    throw std::logic_error("AbcEvaluator: z is not the last ExpandWitness's output for this circuit");
+  }
+  const uint32_t* classes = z_is_expanded ? classes_.data() : nullptr;
   const CircuitView cv{reinterpret_cast<const Fr*>(circuit.coefficients_.data()),
                        ViewOf(circuit.a_),
                        ViewOf(circuit.b_),

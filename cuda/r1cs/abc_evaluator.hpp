@@ -60,11 +60,14 @@ class AbcEvaluator {
   // (w.num_variables elements). Returns the bytes copied.
   size_t ExpandWitness(const r1cs::CompactWitness& w, ff::Fr* z, cudaStream_t stream);
   // a/b/c (m elements each, m >= circuit.num_prover_rows()) from z; waits for
-  // the stream and returns the smallest row with a b != c, or nullopt. When
-  // z is the last ExpandWitness's output, the 0 and 1 values are taken from
-  // the compact witness's classes instead of z (r1cs_steps::RowDot).
+  // the stream and returns the smallest row with a b != c, or nullopt.
+  // z_is_expanded: the caller states that z holds exactly what this
+  // evaluator's last ExpandWitness wrote, nothing written since; the 0 and 1
+  // values are then taken from that compact witness's classes instead of z
+  // (r1cs_steps::RowDot; std::logic_error if z is not where it wrote, or
+  // holds another count). False: every value is read from z.
   std::optional<uint64_t> EvaluateAbc(const DeviceCircuit& circuit, const ff::Fr* z, ff::Fr* a, ff::Fr* b, ff::Fr* c,
-                                      size_t m, cudaStream_t stream);
+                                      size_t m, cudaStream_t stream, bool z_is_expanded = false);
 
  private:
   DeviceBuffer<uint32_t> classes_, chunk_others_;

@@ -71,6 +71,15 @@ void CheckProverInput(const ProvingKey& pk, const ProverInput& in) {
   if (in.compact_z && in.compact_z->num_variables != n) {
     Fail("compact witness has " + N(in.compact_z->num_variables) + " variables, the assignment " + N(n));
   }
+  if (in.compact_z) {
+    try {
+      r1cs::CheckCompactWitness(*in.compact_z);  // the GPU expands it without bounds checks
+    } catch (const std::invalid_argument& e) {
+      Fail(e.what());
+    }
+    if (n > 0 && r1cs::ClassOf(*in.compact_z, 0) != r1cs::WitnessClass::kOne)
+      Fail("witness: variable 0 (ONE) must be 1");
+  }
   const uint64_t m = pk.domain_size();
   if (in.WitnessOnly()) {
     const r1cs::CompiledCircuit& c = *in.circuit;

@@ -1,6 +1,7 @@
 #include "engine/r1cs/compact_witness.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -66,6 +67,37 @@ CompactWitness CompactWitnessOf(std::span<const Fr> z, unsigned threads) {
     }
   });
   return w;
+}
+
+void CheckCompactWitness(const CompactWitness& w) {
+  using W = CompactWitness;
+  auto fail = [](const std::string& what) { throw std::invalid_argument("compact witness: " + what); };
+  const uint64_t n = w.num_variables;
+  const uint64_t words = (n + W::kVariablesPerWord - 1) / W::kVariablesPerWord;
+  const uint64_t chunks = (n + W::kChunkVariables - 1) / W::kChunkVariables;
+  if (w.classes.size() != words || w.chunk_others.size() != chunks) {
+    fail(std::to_string(w.classes.size()) + " class words and " + std::to_string(w.chunk_others.size()) +
+         " chunk bases for " + std::to_string(n) + " variables");
+  }
+  uint64_t others = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    if (w.chunk_others[c] != others) {
+      fail("chunk " + std::to_string(c) + " starts at value " + std::to_string(w.chunk_others[c]) +
+           ", its classes say " + std::to_string(others));
+    }
+    const uint64_t end = std::min<uint64_t>((c + 1) * W::kWordsPerChunk, words);
+    for (uint64_t k = c * W::kWordsPerChunk; k < end; ++k) {
+      const uint32_t x = w.classes[k];
+      if (x & (x >> 1) & 0x55555555u) fail("class 3 in word " + std::to_string(k));
+      others += uint64_t(std::popcount(x & 0xaaaaaaaau));
+    }
+  }
+  if (n % W::kVariablesPerWord != 0 && (w.classes.back() >> (2 * (n % W::kVariablesPerWord))) != 0) {
+    fail("classes past the last variable");
+  }
+  if (others != w.others.size()) {
+    fail(std::to_string(others) + " 'other' classes but " + std::to_string(w.others.size()) + " values");
+  }
 }
 
 std::vector<Fr> ExpandWitness(const CompactWitness& w) {

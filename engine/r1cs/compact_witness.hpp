@@ -48,6 +48,15 @@ inline WitnessClass ClassOf(const CompactWitness& w, uint64_t v) {
       (w.classes[v / CompactWitness::kVariablesPerWord] >> (2 * (v % CompactWitness::kVariablesPerWord))) & 3u);
 }
 
+// std::invalid_argument unless w is consistent in itself, the way the GPU's
+// expansion reads it (ExpandWitnessStep: ranks from chunk bases plus
+// popcounts): array sizes, no class 3, no class past the last variable,
+// each chunk's base equal to the "other" classes before it, as many values
+// as "other" classes. Then no expansion reads outside w's arrays. One pass
+// over the classes (32 GiB partition: 5M words, a few ms): every backend's
+// ProveStart runs it (groth16::CheckProverInput) on compact witnesses.
+void CheckCompactWitness(const CompactWitness& w);
+
 // z back on the host, sequentially (the reference for the GPU expansion).
 std::vector<ff::Fr> ExpandWitness(const CompactWitness& w);
 

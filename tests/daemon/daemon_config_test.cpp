@@ -105,6 +105,9 @@ TEST(DaemonConfig, ErrorsNameTheKeyAndValue) {
   EXPECT_EQ(
       ParseConfig("[daemon]\nrpc_memory = \"300MiB\"\nmax_message_size = \"256MiB\"\n", "ok").daemon.rpc_memory_bytes,
       300ull << 20);
+  // A max_message_size above what gRPC takes (an int) is clamped: rpc_memory need only cover the clamp.
+  EXPECT_EQ(ParseConfig("[daemon]\nmax_message_size = \"4GiB\"\nrpc_memory = \"3GiB\"\n", "ok").daemon.rpc_memory_bytes,
+            3ull << 30);
   e = ErrorOf("[daemon]\nrpc_threads = 1\n");
   EXPECT_TRUE(has(e, "daemon.rpc_threads")) << e;
   e = ErrorOf("[logging]\nformat = \"xml\"\n");

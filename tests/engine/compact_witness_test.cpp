@@ -56,6 +56,7 @@ TEST(ExpandWitnessIntoTest, RefusesInconsistentCompactWitnesses) {
   ASSERT_GT(good.others.size(), 10u);
   std::vector<Fr> out(z.size());
   ASSERT_NO_THROW(ExpandWitnessInto(good, out, 2));
+  ASSERT_NO_THROW(CheckCompactWitness(good));
 
   std::vector<Fr> short_out(z.size() - 1);
   EXPECT_THROW(ExpandWitnessInto(good, short_out, 2), std::invalid_argument);
@@ -63,21 +64,27 @@ TEST(ExpandWitnessIntoTest, RefusesInconsistentCompactWitnesses) {
   CompactWitness w = good;
   w.others.pop_back();  // the last chunk's values run short
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   w = good;
   w.others.push_back(Fr::FromUint64(7));  // one value no class refers to
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   w = good;
   w.classes[3] |= 3u;  // class 3 at variable 48
   EXPECT_THROW(ExpandWitnessInto(w, out, 1), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   w = good;
   w.chunk_others[2] += 1;  // a base that does not match the classes before it
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   w = good;
   w.chunk_others.pop_back();
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   w = good;
   w.classes.push_back(0);
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
   // A zero turned into an "other" class: chunk 0 claims one value more than it has.
   w = good;
   for (uint64_t v = 0; v < 256; ++v) {
@@ -87,6 +94,15 @@ TEST(ExpandWitnessIntoTest, RefusesInconsistentCompactWitnesses) {
     }
   }
   EXPECT_THROW(ExpandWitnessInto(w, out, 2), std::invalid_argument);
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
+  // A class set past the last variable (5000 is not a multiple of 16).
+  w = good;
+  w.classes.back() |= 1u << 30;
+  EXPECT_THROW(CheckCompactWitness(w), std::invalid_argument);
+  // Every size from empty up: what CompactWitnessOf makes always passes.
+  for (size_t n : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(255), size_t(256), size_t(257), size_t(4099)}) {
+    EXPECT_NO_THROW(CheckCompactWitness(CompactWitnessOf(RandomZ(n, 5, rng), 2))) << n;
+  }
 }
 
 }  // namespace

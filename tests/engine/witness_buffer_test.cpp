@@ -186,6 +186,23 @@ TEST(WitnessBufferPoolTest, ReusesBuffersAndPrefersTheSmallestThatFits) {
   EXPECT_EQ(pool.Stats().idle_bytes, 0u);
 }
 
+// A small partition never sits on a large shape's buffer (its budget charge
+// counts only its own n): an idle buffer above 2n is left for its own shape.
+TEST(WitnessBufferPoolTest, NeverHandsOutMoreThanTwiceTheValuesAsked) {
+  WitnessBufferPool pool({.idle_keep = 1h});
+  {
+    auto big = pool.Acquire(10'000);
+    big.values().resize(10'000);
+  }
+  {
+    auto small = pool.Acquire(100);  // the only idle buffer holds 100x: a new one
+    EXPECT_EQ(small.values().capacity(), 0u);
+    auto half = pool.Acquire(5'000);  // 10,000 <= 2 x 5,000: reused
+    EXPECT_GE(half.values().capacity(), 10'000u);
+  }
+  EXPECT_EQ(pool.Stats().reuses, 1u);
+}
+
 TEST(WitnessBufferPoolTest, IdleBuffersAreFreedAfterIdleKeep) {
   WitnessBufferPool pool({.idle_keep = 50ms});
   {

@@ -218,6 +218,13 @@ TEST(WitnessOnlyTest, InputChecksAcceptCompactOnlyInputsOfTheRightShape) {
     EXPECT_THROW(CheckProverInput(pk, bad), std::invalid_argument);
   }
   {
+    // Inconsistent in itself (a value fewer than its "other" classes): the GPU would read past `others`.
+    ProverInput bad = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values);
+    ASSERT_FALSE(bad.compact_z->others.empty());
+    bad.compact_z->others.pop_back();
+    EXPECT_THROW(CheckProverInput(pk, bad), std::invalid_argument);
+  }
+  {
     ProverInput both = PrepareProverInput(pk, rc.circuit, rc.z, {.witness_only = true, .compact_witness = true});
     EXPECT_NO_THROW(CheckProverInput(pk, both));
     both.compact_z->num_variables += 1;

@@ -36,9 +36,17 @@ std::optional<uint64_t> CheckOnDevice(const r1cs::CompiledCircuit& circuit, cons
   Stream stream;
   DeviceBuffer<Fr> dz(z.values.size()), a(m), b(m), c(m);
   eval.ExpandWitness(r1cs::CompactWitnessOf(z.values), dz.data(), stream);
-  const auto bad = eval.EvaluateAbc(dc, dz.data(), a.data(), b.data(), c.data(), m, stream);
   EXPECT_EQ(ToHost(dz, z.values.size()), z.values) << what;
   const r1cs::AbcVectors host = r1cs::EvaluateAbc(circuit, z.values, {.pad_to = m});
+  // Both ways of reading z: every value from z, then 0/1 from the classes
+  // (the witness-only path); each must equal the host.
+  const auto bad_z = eval.EvaluateAbc(dc, dz.data(), a.data(), b.data(), c.data(), m, stream, false);
+  EXPECT_EQ(ToHost(a, m), host.a) << what << " (z)";
+  EXPECT_EQ(ToHost(c, m), host.c) << what << " (z)";
+  const auto bad = eval.EvaluateAbc(dc, dz.data(), a.data(), b.data(), c.data(), m, stream, true);
+  EXPECT_EQ(bad_z, bad) << what;
+  EXPECT_THROW(eval.EvaluateAbc(dc, a.data(), a.data(), b.data(), c.data(), m, stream, true), std::logic_error)
+      << "classes claimed for a z the evaluator did not expand";
   const std::vector<Fr> ga = ToHost(a, m), gb = ToHost(b, m), gc = ToHost(c, m);
   size_t mismatches = 0, first_mismatch = m;
   for (size_t i = 0; i < m; ++i) {

@@ -109,8 +109,13 @@ TEST(WitnessOnlyGpuTest, CompactOnlyInputsAndAGivenCompactFormGiveTheCpuProof) {
   };
   const Keyed k10 = MakeKeyed(10, HQueryForm::kBellperson), k14 = MakeKeyed(14, HQueryForm::kBellperson);
   check(k10, "compact-only 2^10");
-  const r1cs::CompactCircuit cc = r1cs::Compact(k14.circuit);
+  // A form Prepare would not build itself (a 2-entry table: every other
+  // coefficient escapes), so the device's bytes show which one it took.
+  const r1cs::CompactCircuit cc = r1cs::Compact(k14.circuit, {.max_table = 2});
+  ASSERT_NE(cc.Bytes(), r1cs::Compact(k14.circuit).Bytes());
+  const uint64_t before = gpu.Stats().resident_circuit_bytes;
   gpu.Prepare(k14.pk, &k14.circuit, &cc);
+  EXPECT_EQ(gpu.Stats().resident_circuit_bytes - before, cc.Bytes()) << "Prepare uploaded the form it was given";
   EXPECT_TRUE(gpu.HoldsOnDevice(k14.pk, &k14.circuit));
   check(k14, "compact-only 2^14 after Prepare with a given compact form");
   check(MakeKeyed(11, HQueryForm::kSnarkjsOddCoset), "compact-only snarkjs form 2^11 (host evaluation)");

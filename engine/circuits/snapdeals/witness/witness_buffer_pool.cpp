@@ -47,10 +47,15 @@ WitnessBufferPool::Lease WitnessBufferPool::Acquire(size_t n) {
   ++stats_.leased;
   stats_.leased_peak = std::max(stats_.leased_peak, stats_.leased);
   if (idle_.empty()) return lease;
-  // Smallest capacity >= n, else the largest (it grows once, in the caller).
+  // The smallest idle buffer holding n values but not more than twice n (a
+  // larger one would sit under a small partition whose budget charge counts
+  // only n, while a large partition beside it allocates its own); else the
+  // largest smaller one (the caller grows it, freeing the old storage); else
+  // none: a new buffer.
   auto best = idle_.end();
   for (auto it = idle_.begin(); it != idle_.end(); ++it) {
     const size_t c = it->values.capacity();
+    if (c > 2 * n) continue;
     if (best == idle_.end()) {
       best = it;
       continue;
@@ -59,6 +64,7 @@ WitnessBufferPool::Lease WitnessBufferPool::Acquire(size_t n) {
     const bool fits = c >= n, best_fits = b >= n;
     if (fits ? (!best_fits || c < b) : (!best_fits && c > b)) best = it;
   }
+  if (best == idle_.end()) return lease;
   if (best->values.capacity() >= n) ++stats_.reuses;
   lease.values_ = std::move(best->values);
   idle_.erase(best);

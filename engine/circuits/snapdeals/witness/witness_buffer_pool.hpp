@@ -18,12 +18,16 @@
 // (one per concurrent synthesis), since a buffer is only made when none is
 // idle. Idle buffers are freed after `idle_keep` without use (a reaper
 // thread), so a daemon that goes quiet returns to its idle footprint; a busy
-// one reuses them back to back. Acquire prefers the smallest idle buffer
-// that holds n values (mixed shapes keep their own), else the largest idle
-// one (the witness computation then replaces its storage with a bigger one).
+// one reuses them back to back. Acquire takes the smallest idle buffer that
+// holds n values and no more than 2n (mixed shapes keep their own, and a
+// partition never sits on a buffer far beyond what its budget charge
+// counts), else the largest smaller one (the witness computation then
+// replaces its storage with a bigger one), else a new one.
 // Thread-safe. The daemon charges a leased buffer to the partition that
 // synthesizes (prover/partition_work.cpp: EstimatePartitionBytes); idle ones
-// are not charged, which idle_keep bounds in time.
+// are not charged: at most one per synthesis thread, for at most idle_keep
+// (2 s: a synthesis thread that has more work takes its next partition
+// within milliseconds, so reuse needs no longer).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -40,7 +44,7 @@ namespace cuzk::snapdeals::witness {
 struct WitnessBufferPoolOptions {
   // Idle buffers older than this are freed; zero: freed as soon as they come
   // back (no reuse: what a fresh vector per partition costs).
-  std::chrono::milliseconds idle_keep{10'000};
+  std::chrono::milliseconds idle_keep{2'000};
 };
 
 struct WitnessBufferPoolStats {
@@ -81,8 +85,9 @@ class WitnessBufferPool {
     std::vector<ff::Fr> values_;
   };
 
-  // A buffer for `n` values: the smallest idle one with capacity >= n, else
-  // the largest idle one, else a new empty vector. Never blocks.
+  // A buffer for `n` values: the smallest idle one with capacity in
+  // [n, 2n], else the largest idle one below n, else a new empty vector.
+  // Never blocks.
   Lease Acquire(size_t n);
   WitnessBufferPoolStats Stats() const;
   void Trim();  // frees every idle buffer now
