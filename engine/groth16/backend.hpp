@@ -46,11 +46,16 @@ namespace cuzk::groth16 {
 // a/b/c empty; the backend evaluates them from the circuit and checks
 // satisfaction itself (CudaBackend on the GPU from a compact copy of the
 // circuit kept per key, CpuBackend on the host: EvaluateWitnessOnly in
-// prover.hpp, the reference). The circuit must outlive ProveStart.
+// prover.hpp, the reference). The circuit must outlive ProveStart. A
+// witness-only input may carry z only in compact form (the daemon's:
+// PrepareCompactWitnessInput, assignment.values empty, compact_z's
+// num_variables the count; WitnessVariables gives it either way); host
+// paths expand it (ExpandCompactWitness), the GPU uploads it as it is.
 struct ProverInput {
   const r1cs::CompiledCircuit* circuit = nullptr;  // set: witness-only
-  // Witness-only: z already compacted (ProveOptions::compact_witness: by the
-  // synthesis thread, off the GPU's critical path); else the backend does it.
+  // Witness-only: z already compacted (by the synthesis thread, off the GPU's
+  // critical path: PrepareCompactWitnessInput, or ProveOptions::
+  // compact_witness beside the whole z); else the backend does it.
   std::optional<r1cs::CompactWitness> compact_z;
   r1cs::AbcVectors abc;
   std::optional<r1cs::AbcSpans> abc_external;
