@@ -162,7 +162,10 @@ std::optional<Reservation> Budget::AcquireImpl(uint64_t bytes, int priority, std
         cv_.SignalAll();
         return r;
       }
-      if (!evictors_.empty() && evicted_at_epoch != release_epoch_) {
+      // A stopped acquirer evicts nothing: the dispatcher that was stopped
+      // because a pinned buffer came back takes that buffer next, and an
+      // eviction now would free it (scheduler/pipeline.cpp).
+      if (!evictors_.empty() && evicted_at_epoch != release_epoch_ && !stop.stop_requested()) {
         evicted_at_epoch = release_epoch_;
         RunEvictorsLocked(reserved_ + bytes - capacity_);
         continue;
