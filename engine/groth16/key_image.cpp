@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/groth16/params_io.hpp"
+#include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
 
 namespace cuzk::groth16 {
@@ -139,8 +140,7 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
   if (pk.b_g1.size() != pk.b_g2.size()) throw std::invalid_argument("key has b_g1 and b_g2 of different lengths");
   util::CacheWriter w(path, kKind, source, cancel);
   const Meta meta{pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size()};
-  w.AddSection("meta", sizeof(meta),
-               [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &meta, sizeof(meta)); });
+  util::AddRecordSection(w, "meta", meta);
   const std::vector<uint8_t> vk = SerializeVerifyingKey(pk.vk);
   w.AddSection("vk", vk.size(), [&](uint64_t offset, std::span<uint8_t> out) {
     std::memcpy(out.data(), vk.data() + offset, out.size());
@@ -156,10 +156,7 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
 
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
-  Meta meta{};
-  const std::vector<uint8_t> meta_bytes = r.SectionBytes("meta");
-  if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
-  std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
+  const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
   ProvingKey pk;
   try {
     pk.vk = ParseVerifyingKey(r.SectionBytes("vk"), path);

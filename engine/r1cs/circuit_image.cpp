@@ -78,8 +78,7 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
   const Meta meta{circuit.num_inputs,        circuit.num_aux,
                   circuit.num_constraints(), {circuit.a.nonzeros(), circuit.b.nonzeros(), circuit.c.nonzeros()},
                   circuit.a_density.size(),  circuit.b_density.size()};
-  w.AddSection("meta", sizeof(meta),
-               [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &meta, sizeof(meta)); });
+  util::AddRecordSection(w, "meta", meta);
   AddMatrix(w, "a", circuit.a);
   AddMatrix(w, "b", circuit.b);
   AddMatrix(w, "c", circuit.c);
@@ -91,10 +90,7 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
 
 CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
-  Meta meta{};
-  const std::vector<uint8_t> meta_bytes = r.SectionBytes("meta");
-  if (meta_bytes.size() != sizeof(meta)) throw util::CacheError(path + ": meta section of the wrong size");
-  std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
+  const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
   const uint64_t variables = meta.num_inputs + meta.num_aux;
   if (meta.num_inputs == 0 || variables < meta.num_inputs || variables > (uint64_t(1) << 32) ||
       meta.a_density_bits != variables || meta.b_density_bits != variables) {

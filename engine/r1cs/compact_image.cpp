@@ -141,8 +141,7 @@ uint64_t WriteCompactImage(const CompactCircuit& circuit, const std::string& pat
       circuit.coefficients.size(),
       {circuit.a.nonzeros(), circuit.b.nonzeros(), circuit.c.nonzeros()},
       {circuit.a.escape_positions.size(), circuit.b.escape_positions.size(), circuit.c.escape_positions.size()}};
-  w.AddSection("meta", sizeof(meta),
-               [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &meta, sizeof(meta)); });
+  util::AddRecordSection(w, "meta", meta);
   util::AddArraySection(w, "table", circuit.coefficients);
   AddMatrix(w, "a", circuit.a);
   AddMatrix(w, "b", circuit.b);
@@ -153,10 +152,7 @@ uint64_t WriteCompactImage(const CompactCircuit& circuit, const std::string& pat
 
 CompactCircuit ReadCompactImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
-  Meta meta{};
-  const std::vector<uint8_t> meta_bytes = r.SectionBytes("meta");
-  if (meta_bytes.size() != sizeof(meta)) throw CacheError(path + ": meta section of the wrong size");
-  std::memcpy(&meta, meta_bytes.data(), sizeof(meta));
+  const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
   const uint64_t variables = meta.num_inputs + meta.num_aux;
   if (meta.num_inputs == 0 || variables < meta.num_inputs || variables > (uint64_t(1) << 32) || meta.table < 2 ||
       meta.table > kMaxCoefficientTable || meta.rows >= (uint64_t(1) << 32)) {

@@ -53,7 +53,7 @@ inline WitnessClass ClassOf(const CompactWitness& w, uint64_t v) {
 // popcounts): array sizes, no class 3, no class past the last variable,
 // each chunk's base equal to the "other" classes before it, as many values
 // as "other" classes. Then no expansion reads outside w's arrays. One pass
-// over the classes (32 GiB partition: 5M words, a few ms): every backend's
+// over the classes (32 GiB partition: 5M words; not timed): every backend's
 // ProveStart runs it (groth16::CheckProverInput) on compact witnesses.
 void CheckCompactWitness(const CompactWitness& w);
 
@@ -64,9 +64,8 @@ std::vector<ff::Fr> ExpandWitness(const CompactWitness& w);
 // written) on `threads` threads, each chunk from its chunk_others base as the
 // GPU does: the CPU paths' expansion of a witness that travelled compact
 // (CpuBackend, a snarkjs key's host a/b/c, a CudaBackend without the B_g2
-// bases on the device). The compact witness is checked as it is read (sizes,
-// class 3, each chunk's count of "other" values against the next base):
-// std::invalid_argument for one that is inconsistent.
+// bases on the device). The compact witness is checked first
+// (CheckCompactWitness): std::invalid_argument for one that is inconsistent.
 // Cost: one pass over z (32 GiB partition: 2.6 GB written).
 void ExpandWitnessInto(const CompactWitness& w, std::span<ff::Fr> z, unsigned threads = 0);
 

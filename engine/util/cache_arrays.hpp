@@ -1,7 +1,8 @@
 #pragma once
 // Whole std::vector sections of cache files (cache_file.hpp), for images
 // whose sections are arrays of trivially copyable records (circuit and
-// compact circuit images).
+// compact circuit images), and single-record sections (every image's
+// "meta": its counts).
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -37,6 +38,23 @@ void ReadArraySection(const CacheReader& r, const std::string& name, uint64_t co
     // Chunks hold whole elements (kCacheChunkBytes is a multiple of sizeof(T)).
     check(size_t(offset / sizeof(T)), std::span<const T>(v.data() + offset / sizeof(T), in.size() / sizeof(T)));
   });
+}
+
+template <class T>
+void AddRecordSection(CacheWriter& w, const std::string& name, const T& record) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  w.AddSection(name, sizeof(T), [&](uint64_t, std::span<uint8_t> out) { std::memcpy(out.data(), &record, sizeof(T)); });
+}
+
+// CacheError unless the section holds exactly one T (digest checked).
+template <class T>
+T ReadRecordSection(const CacheReader& r, const std::string& name) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const std::vector<uint8_t> bytes = r.SectionBytes(name);
+  if (bytes.size() != sizeof(T)) throw CacheError(r.path() + ": " + name + " section of the wrong size");
+  T record;
+  std::memcpy(&record, bytes.data(), sizeof(T));
+  return record;
 }
 
 }  // namespace cuzk::util

@@ -27,11 +27,13 @@
 #include "memory/budget.hpp"
 #include "prover/host_copy.hpp"
 #include "prover/srs_registry.hpp"
+#include "tests/support/temp_files.hpp"
 
 namespace cuzk::prover {
 namespace {
 
 namespace fs = std::filesystem;
+using test::TempDir;
 
 template <class T>
 void Fill(std::vector<T>& v, size_t n, uint8_t byte) {
@@ -124,17 +126,9 @@ bool HaveFixture() {
   return fs::exists(fs::path(ParamDir()) / (snapdeals::EmptySectorUpdateParamsStem(shape) + ".params"));
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("cuzk-host-copy-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
 TEST(HostCopy, RegistryReleasesAfterTheImageWriterAndShrinksTheCharge) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
-  TempDir dir;
+  TempDir dir("cuzk-host-copy-");
   const std::string cache = (dir.path / "images").string();
   memory::Budget budget(uint64_t(16) << 30);
   std::shared_ptr<const LoadedParams> p;

@@ -18,24 +18,18 @@
 #include "engine/filecoin/sector_shape.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 #include "prover/srs_registry.hpp"
+#include "tests/support/temp_files.hpp"
 
 namespace cuzk::prover {
 namespace {
 
 namespace fs = std::filesystem;
+using test::TempDir;
 
 std::string ParamDir() {
   if (const char* d = std::getenv("CUZK_PIPELINE_TEST_PARAMS")) return d;
   return CUZK_PIPELINE_PARAM_CACHE;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("cuzk-srs-images-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 bool HaveFixture() {
   const auto shape = filecoin::SectorShape::FromSectorSize(2048);
@@ -77,7 +71,7 @@ Load LoadWith(const std::string& cache, bool compact = false) {
 
 TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
-  TempDir dir;
+  TempDir dir("cuzk-srs-images-");
   const std::string cache = (dir.path / "images").string();
 
   const Load first = LoadWith(cache);
@@ -134,7 +128,7 @@ void FlipByteAt(const std::string& path, uint64_t at) {
 
 TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
-  TempDir dir;
+  TempDir dir("cuzk-srs-images-");
   const std::string cache = (dir.path / "images").string();
   const fs::path compact_path = fs::path(cache) / "snap-2k.compact-image";
 
@@ -187,7 +181,7 @@ TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
-  TempDir dir;
+  TempDir dir("cuzk-srs-images-");
   fs::create_directories(dir.path);
   const fs::path blocker = dir.path / "file";
   std::ofstream(blocker) << "not a folder";

@@ -22,30 +22,16 @@
 #include "engine/r1cs/circuit_image.hpp"
 #include "engine/util/cache_file.hpp"
 #include "tests/support/random_circuit.hpp"
+#include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("cuzk-cache-test-" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string File(const std::string& name) const { return (path / name).string(); }
-};
-
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-void WriteAll(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
+using test::ReadAll;
+using test::TempDir;
+using test::WriteAll;
 
 struct SmallKey {
   r1cs::CompiledCircuit circuit;
@@ -64,7 +50,7 @@ const SmallKey& Key() {
 }
 
 TEST(KeyImage, RoundTripEqualsTheParams) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   const std::string params = dir.File("k.params"), image = dir.File("k.key-image");
   groth16::WriteParams(Key().pk, params);
   const uint64_t source = groth16::ParamsFileSource(params);
@@ -83,7 +69,7 @@ TEST(KeyImage, RoundTripEqualsTheParams) {
 }
 
 TEST(KeyImage, ChangedParamsFileMakesItStale) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   const std::string params = dir.File("k.params"), image = dir.File("k.key-image");
   groth16::WriteParams(Key().pk, params);
   const uint64_t source = groth16::ParamsFileSource(params);
@@ -108,7 +94,7 @@ TEST(KeyImage, ChangedParamsFileMakesItStale) {
 }
 
 TEST(KeyImage, EveryDamageIsDetected) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   const std::string image = dir.File("k.key-image");
   const uint64_t source = 42;
   groth16::WriteKeyImage(Key().pk, image, source);
@@ -148,7 +134,7 @@ TEST(KeyImage, EveryDamageIsDetected) {
 }
 
 TEST(KeyImage, RefusesKeysItCannotHold) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   groth16::ProvingKey pk = Key().pk;
   pk.l[1] = ec::G1Affine::Infinity();
   EXPECT_THROW(groth16::WriteKeyImage(pk, dir.File("x"), 1), std::invalid_argument);
@@ -160,7 +146,7 @@ TEST(KeyImage, RefusesKeysItCannotHold) {
 }
 
 TEST(CircuitImage, RoundTripOnRandomCircuits) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   auto rng = test::SeededRng();
   for (uint64_t constraints : {1ull, 97ull, 3000ull}) {
     test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = constraints, .free_aux = 40}, rng);
@@ -191,7 +177,7 @@ TEST(CircuitImage, SourceNamesCircuitAndCompiler) {
 // An image whose digests are right but whose contents are not a circuit
 // (written through the cache layer directly) is refused by the reader's checks.
 TEST(CircuitImage, ConsistentDigestsInconsistentCircuitRefused) {
-  TempDir dir;
+  TempDir dir("cuzk-cache-test-");
   auto rng = test::SeededRng();
   test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 50, .free_aux = 10}, rng);
   const uint64_t source = 7;

@@ -19,31 +19,17 @@
 #include "engine/r1cs/compact_image.hpp"
 #include "engine/util/cache_file.hpp"
 #include "tests/support/random_circuit.hpp"
+#include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::r1cs {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ReadAll;
+using test::TempDir;
+using test::WriteAll;
 using util::CacheError;
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("cuzk-compact-image-test-" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string File(const std::string& name) const { return (path / name).string(); }
-};
-
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-void WriteAll(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
 
 void ExpectSame(const CompactCircuit& x, const CompactCircuit& y) {
   EXPECT_EQ(x.num_inputs, y.num_inputs);
@@ -63,7 +49,7 @@ size_t Escapes(const CompactCircuit& cc) {
 }
 
 TEST(CompactImage, RoundTripWithAndWithoutEscapes) {
-  TempDir dir;
+  TempDir dir("cuzk-compact-image-test-");
   auto rng = test::SeededRng();
   for (uint64_t constraints : {1ull, 97ull, 3000ull}) {
     for (size_t max_table : {size_t(3), kMaxCoefficientTable}) {
@@ -86,7 +72,7 @@ TEST(CompactImage, RoundTripWithAndWithoutEscapes) {
 }
 
 TEST(CompactImage, EveryDamageIsDetected) {
-  TempDir dir;
+  TempDir dir("cuzk-compact-image-test-");
   auto rng = test::SeededRng();
   const test::RandomCircuit rc =
       test::MakeRandomCircuit({.constraints = 400, .free_aux = 50, .random_coeff_share = 0.2}, rng);
@@ -132,7 +118,7 @@ TEST(CompactImage, EveryDamageIsDetected) {
 // Written through the writer (so every digest is right) but not a form the
 // kernel can read safely: the reader refuses each.
 TEST(CompactImage, ConsistentDigestsInconsistentFormRefused) {
-  TempDir dir;
+  TempDir dir("cuzk-compact-image-test-");
   auto rng = test::SeededRng();
   const test::RandomCircuit rc =
       test::MakeRandomCircuit({.constraints = 200, .free_aux = 20, .random_coeff_share = 0.2}, rng);
