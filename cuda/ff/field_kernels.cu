@@ -6,6 +6,7 @@
 
 #include "cuda/ff/fp.hpp"
 #include "cuda/ff/fr.hpp"
+#include "cuda/ff/inverse_by.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 
@@ -23,6 +24,8 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
       case FieldOp::kSub: r = x - y; break;
       case FieldOp::kNeg: r = -x; break;
       case FieldOp::kMulSeparateChains: r = F::MulSeparateChains(x, y); break;
+      case FieldOp::kInverse: r = x.Inverse(); break;
+      case FieldOp::kInverseVar: r = InverseVar(x); break;
       default: r = x.Square(); break;
     }
     out[i] = r;
@@ -51,6 +54,15 @@ __global__ void MulChainKernel(const F* seeds, F* out, uint32_t rounds) {
     }
   }
   out[i] = x0 + x1 + x2 + x3;
+}
+
+template <class F>
+__global__ void InverseChainKernel(const F* seeds, F* out, uint32_t rounds) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  F x = seeds[i % 1024];
+  const F y = seeds[(i + 1) % 1024];
+  for (uint32_t r = 0; r < rounds; ++r) x = InverseVar(x) + y;
+  out[i] = x;
 }
 
 template <class F, class H>
@@ -99,6 +111,30 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
 }
 
 }  // namespace
+
+MulThroughput MeasureFpInverseThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
+  std::vector<ff::Fp> seeds(1024);
+  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = ff::Fp::FromUint64(0x9e3779b97f4a7c15ull * (i + 1)).Square();
+  Stream stream;
+  DeviceBuffer<ff::Fp> dseeds(seeds.size()), dout(size_t(blocks) * threads);
+  dseeds.CopyFromHost(seeds, stream);
+  Event start, stop;
+  std::vector<float> times;
+  for (int r = 0; r <= repeats; ++r) {
+    start.Record(stream);
+    InverseChainKernel<Fp><<<blocks, threads, 0, stream>>>(reinterpret_cast<const Fp*>(dseeds.data()),
+                                                           reinterpret_cast<Fp*>(dout.data()), rounds);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    stop.Record(stream);
+    stop.Synchronize();
+    if (r > 0) times.push_back(stop.ElapsedMsSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  MulThroughput t;
+  t.ms = times.empty() ? 0 : times[times.size() / 2];
+  t.mults_per_second = double(blocks) * threads * double(rounds) / (t.ms * 1e-3);
+  return t;
+}
 
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out) {
   Elementwise<Fr, ff::Fr>(op, a, b, out);

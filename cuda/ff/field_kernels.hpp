@@ -11,7 +11,8 @@
 namespace cuzk::cuda {
 
 // kMulSeparateChains: the alternative multiplication formulation (mont_field32.hpp).
-enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains };
+// kInverse: Fermat (MontField32::Inverse); kInverseVar: safegcd (inverse_by.hpp). Both map 0 to 0.
+enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);
@@ -29,5 +30,9 @@ MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads_per_block
                                      bool separate_chains = false);
 MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats,
                                      bool separate_chains = false);
+
+// Fp inversion throughput: each thread runs `rounds` dependent safegcd
+// inversions (x <- 1 / x + y). Returns the kernel time and inversions per second.
+MulThroughput MeasureFpInverseThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
 
 }  // namespace cuzk::cuda

@@ -70,6 +70,11 @@ struct MsmGpuOptions {
   // Streamed calls (RunStreamed, RunDensityStreamed): bases per slice; 0: 2^22
   // (G1: 384 MiB per staging buffer, G2: 768 MiB; two on the host, pinned, two on the device).
   size_t stream_slice = 0;
+  // Bucket accumulation (step 3): 0 or 1: one XYZZ sum per chunk, mixed
+  // additions (8M + 2S each); 8, 16 or 32: that many chunks per thread summed
+  // in affine form, their divisions sharing one inversion per step (~6M +
+  // 25M / batch each; msm_steps.hpp, AccumulateBatchedStep).
+  uint32_t batch = 0;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -146,7 +151,7 @@ class Msm {
                    const uint64_t* words, const uint32_t* slice_ranks, const MsmGpuOptions& options,
                    MsmGpuTimings* timings);
   // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
-  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, const pippenger::Layout& layout,
+  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, const pippenger::Layout& layout,
                const uint64_t* words, const uint32_t* ranks);
 
   Stream stream_;

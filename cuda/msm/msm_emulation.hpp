@@ -24,7 +24,35 @@ struct EmulationSizes {
   size_t chunk = 0;          // 0: DefaultChunk
   uint32_t segment_len = 0;  // 0: DefaultSegmentLen
   bool split_ones = true;    // MsmGpuOptions::split_ones
+  uint32_t batch = 0;        // MsmGpuOptions::batch (0, 1: XYZZ accumulation; 2, 4, 8, 16, 32: batched
+                             // affine; the device takes 8, 16, 32)
 };
+
+// Step 3 for every chunk, XYZZ or batched affine as `batch` says.
+template <class F>
+void EmulatedAccumulate(uint32_t batch, size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
+                        const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets,
+                        XyzzPoint<F>* partials, uint32_t* partial_keys) {
+  auto batched = [&]<int K>() {
+    for (size_t t = 0; t < (chunks + K - 1) / K; ++t) {
+      AccumulateBatchedStep<F, K>(t, chunks, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
+    }
+  };
+  switch (batch) {
+    case 0:
+    case 1:
+      for (size_t t = 0; t < chunks; ++t) {
+        AccumulateStep(t, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
+      }
+      return;
+    case 2: return batched.template operator()<2>();
+    case 4: return batched.template operator()<4>();
+    case 8: return batched.template operator()<8>();
+    case 16: return batched.template operator()<16>();
+    case 32: return batched.template operator()<32>();
+    default: throw std::invalid_argument("GPU MSM: batch must be 0, 1, 2, 4, 8, 16 or 32");
+  }
+}
 
 // Step 1' on the host: the sum of the bases of the flagged 1-scalars.
 template <class F>
@@ -100,16 +128,14 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
 
   // 3-4: buckets (all-zero = infinity, as after the device memset).
-  const size_t chunk = sizes.chunk ? sizes.chunk : DefaultChunk(m);
+  const size_t chunk = sizes.chunk ? sizes.chunk : sizes.batch > 1 ? BatchedChunk(m, sizes.batch) : DefaultChunk(m);
   const size_t chunks = (m + chunk - 1) / chunk;
   std::vector<XyzzPoint<F>> buckets(size_t(layout.windows) * layout.buckets);
   std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(XyzzPoint<F>));
   std::vector<XyzzPoint<F>> partials(chunks);
   std::vector<uint32_t> partial_keys(chunks);
-  for (size_t t = 0; t < chunks; ++t) {
-    AccumulateStep(t, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(), dev_bases.data(),
-                   buckets.data(), partials.data(), partial_keys.data());
-  }
+  EmulatedAccumulate<F>(sizes.batch, chunks, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(),
+                        dev_bases.data(), buckets.data(), partials.data(), partial_keys.data());
   for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
     const size_t stride = size_t(1) << pass;
     for (size_t j = 0; 2 * stride * j < chunks; ++j) {

@@ -272,6 +272,9 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
   if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
+  if (options.batch > 1 && options.batch != 8 && options.batch != 16 && options.batch != 32) {
+    throw std::invalid_argument("GPU Msm: batch must be 0, 1, 8, 16 or 32, got " + std::to_string(options.batch));
+  }
   cudaStream_t s = stream_;
 
   events_[0].Record(s);
@@ -305,8 +308,11 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const size_t m =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
-  const size_t chunk = options.chunk ? options.chunk : pippenger::DefaultChunk(std::max<size_t>(m, 1));
-  if (m > 0) RunTail(bases, n, m, chunk, layout, words, ranks);
+  const uint32_t batch = options.batch > 1 ? options.batch : 0;
+  const size_t chunk = options.chunk ? options.chunk
+                       : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
+                                     : pippenger::DefaultChunk(std::max<size_t>(m, 1));
+  if (m > 0) RunTail(bases, n, m, chunk, batch, layout, words, ranks);
   events_[5].Record(s);
   events_[5].Synchronize();
   events_[7].Synchronize();
@@ -341,8 +347,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 }
 
 template <class Curve>
-void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, const pippenger::Layout& layout,
-                         const uint64_t* words, const uint32_t* ranks) {
+void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch,
+                         const pippenger::Layout& layout, const uint64_t* words, const uint32_t* ranks) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
   const size_t chunks = (m + chunk - 1) / chunk;
@@ -365,8 +371,13 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, c
   Reserve(partials_, chunks);
   Reserve(partial_keys_, chunks);
   CUZK_CUDA_CHECK(cudaMemsetAsync(buckets_.data(), 0, bucket_count * sizeof(XyzzPoint<Field>), s));
-  pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
-                              buckets_.data(), partials_.data(), partial_keys_.data(), s);
+  if (batch) {
+    pippenger::LaunchAccumulateBatched(batch, chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted],
+                                       bases, buckets_.data(), partials_.data(), partial_keys_.data(), s);
+  } else {
+    pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
+                                buckets_.data(), partials_.data(), partial_keys_.data(), s);
+  }
   pippenger::LaunchFixup(chunks, layout.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
   events_[4].Record(s);
 

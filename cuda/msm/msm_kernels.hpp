@@ -41,6 +41,12 @@ template <class F>
 void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
                       const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
                       uint32_t* partial_keys, cudaStream_t stream);
+// Step 3, batched affine: `batch` (8, 16 or 32) chunks per thread.
+template <class F>
+void LaunchAccumulateBatched(uint32_t batch, size_t chunks, size_t chunk, size_t m, uint32_t sentinel,
+                             const uint32_t* keys, const uint32_t* vals, const AffinePoint<F>* bases,
+                             XyzzPoint<F>* buckets, XyzzPoint<F>* partials, uint32_t* partial_keys,
+                             cudaStream_t stream);
 // Step 1': `chunks` sums of `chunk` consecutive entries of indices[0, count).
 template <class F>
 void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,

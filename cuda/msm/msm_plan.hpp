@@ -55,6 +55,14 @@ inline uint32_t DefaultWindowBits(size_t n_big) {
 // (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
 inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }
 
+// The same for the batched affine accumulation, whose threads each run
+// `batch` chunks: ~2^17 threads (a few waves of the ~34k that fit on an H200
+// at ~200 registers each), at most 64 entries a chunk.
+inline size_t BatchedChunk(size_t entries, uint32_t batch) {
+  const size_t per_thread = size_t(1) << 17;
+  return std::clamp<size_t>((entries + per_thread * batch - 1) / (per_thread * batch), 1, 64);
+}
+
 // Buckets per running-sum thread: ~2^17 threads in all, power of two.
 inline uint32_t DefaultSegmentLen(const Layout& l) {
   const uint64_t want = (uint64_t(l.windows) * l.buckets) >> 17;

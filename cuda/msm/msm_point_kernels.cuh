@@ -5,6 +5,8 @@
 // msm_scalars.cu.
 #include "cuda/msm/msm_kernels.hpp"
 
+#include <stdexcept>
+
 #include "cuda/runtime/cuda_check.hpp"
 
 namespace cuzk::cuda::pippenger {
@@ -24,6 +26,17 @@ __global__ void __launch_bounds__(kPointBlock)
                      uint32_t* partial_keys) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < chunks) AccumulateStep(t, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
+}
+
+template <class F, int K>
+__global__ void __launch_bounds__(kPointBlock)
+    AccumulateBatchedKernel(size_t threads, size_t chunks, size_t chunk, size_t m, uint32_t sentinel,
+                            const uint32_t* keys, const uint32_t* vals, const AffinePoint<F>* bases,
+                            XyzzPoint<F>* buckets, XyzzPoint<F>* partials, uint32_t* partial_keys) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < threads) {
+    AccumulateBatchedStep<F, K>(t, chunks, chunk, m, sentinel, keys, vals, bases, buckets, partials, partial_keys);
+  }
 }
 
 template <class F>
@@ -77,6 +90,32 @@ void LaunchAccumulate(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, 
 }
 
 template <class F>
+void LaunchAccumulateBatched(uint32_t batch, size_t chunks, size_t chunk, size_t m, uint32_t sentinel,
+                             const uint32_t* keys, const uint32_t* vals, const AffinePoint<F>* bases,
+                             XyzzPoint<F>* buckets, XyzzPoint<F>* partials, uint32_t* partial_keys,
+                             cudaStream_t stream) {
+  if (chunks == 0) return;
+  const size_t threads = (chunks + batch - 1) / batch;
+  const unsigned blocks = Blocks(threads, kPointBlock);
+  switch (batch) {
+    case 8:
+      AccumulateBatchedKernel<F, 8><<<blocks, kPointBlock, 0, stream>>>(threads, chunks, chunk, m, sentinel, keys, vals,
+                                                                        bases, buckets, partials, partial_keys);
+      break;
+    case 16:
+      AccumulateBatchedKernel<F, 16><<<blocks, kPointBlock, 0, stream>>>(threads, chunks, chunk, m, sentinel, keys,
+                                                                         vals, bases, buckets, partials, partial_keys);
+      break;
+    case 32:
+      AccumulateBatchedKernel<F, 32><<<blocks, kPointBlock, 0, stream>>>(threads, chunks, chunk, m, sentinel, keys,
+                                                                         vals, bases, buckets, partials, partial_keys);
+      break;
+    default: throw std::invalid_argument("GPU MSM: batch must be 0, 1, 8, 16 or 32");
+  }
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class F>
 void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* indices, const AffinePoint<F>* bases,
                    XyzzPoint<F>* sums, cudaStream_t stream) {
   if (chunks == 0) return;
@@ -124,6 +163,9 @@ void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, co
 #define CUZK_INSTANTIATE_MSM_POINT_KERNELS(F)                                                                      \
   template void LaunchAccumulate<F>(size_t, size_t, size_t, uint32_t, const uint32_t*, const uint32_t*,            \
                                     const AffinePoint<F>*, XyzzPoint<F>*, XyzzPoint<F>*, uint32_t*, cudaStream_t); \
+  template void LaunchAccumulateBatched<F>(uint32_t, size_t, size_t, size_t, uint32_t, const uint32_t*,            \
+                                           const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*, XyzzPoint<F>*,   \
+                                           uint32_t*, cudaStream_t);                                               \
   template void LaunchOnesSum<F>(size_t, size_t, size_t, const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*,    \
                                  cudaStream_t);                                                                    \
   template void LaunchFixup<F>(size_t, uint32_t, XyzzPoint<F>*, const uint32_t*, XyzzPoint<F>*, cudaStream_t);     \

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "cuda/ff/fp.hpp"
+#include "cuda/ff/fp2.hpp"
 #include "cuda/ff/fr.hpp"
+#include "cuda/ff/inverse_by.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::cuda {
@@ -69,6 +71,33 @@ TYPED_TEST(FieldEmulationTest, OperationsMatchHostOnRandomValues) {
     ASSERT_EQ((-da).ToHost(), -a) << a.ToHex();
     ASSERT_EQ(da.Square().ToHost(), a.Square()) << a.ToHex();
   }
+}
+
+// The safegcd inversion (inverse_by.hpp) against the host's Fermat inversion:
+// edge values, random values, and values with long runs of zero or one bits
+// (many divsteps that only halve g, and the shortest and longest runs).
+TYPED_TEST(FieldEmulationTest, SafegcdInverseMatchesHost) {
+  using F = TypeParam;
+  using H = typename F::Host;
+  auto rng = test::SeededRng();
+  std::vector<H> values = EdgeValues<F>();
+  for (int k = 0; k < 64; ++k) values.push_back(H::FromUint64(uint64_t(1) << k));
+  for (int k = 0; k < 64; ++k) values.push_back(-H::FromUint64(uint64_t(1) << k));
+  for (int i = 0; i < 4000; ++i) values.push_back(H::Random(rng));
+  for (const H& a : values) {
+    const H want = a.IsZero() ? H::Zero() : a.Inverse();
+    ASSERT_EQ(InverseVar(F::FromHost(a)).ToHost(), want) << a.ToHex();
+  }
+}
+
+TEST(Fp2EmulationTest, SafegcdInverseMatchesFermat) {
+  auto rng = test::SeededRng();
+  for (int i = 0; i < 500; ++i) {
+    const Fp2 a{Fp::FromHost(ff::Fp::Random(rng)), Fp::FromHost(i % 7 == 0 ? ff::Fp::Zero() : ff::Fp::Random(rng))};
+    ASSERT_EQ(a.InverseVar(), a.Inverse());
+    ASSERT_EQ(a * a.InverseVar(), Fp2::One());
+  }
+  EXPECT_EQ(Fp2::Zero().InverseVar(), Fp2::Zero());
 }
 
 }  // namespace

@@ -23,11 +23,20 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
     const char* name;
   } ops[] = {{cuda::FieldOp::kMul, "mul"},       {cuda::FieldOp::kAdd, "add"},
              {cuda::FieldOp::kSub, "sub"},       {cuda::FieldOp::kNeg, "neg"},
-             {cuda::FieldOp::kSquare, "square"}, {cuda::FieldOp::kMulSeparateChains, "mul-sc"}};
+             {cuda::FieldOp::kSquare, "square"}, {cuda::FieldOp::kMulSeparateChains, "mul-sc"},
+             {cuda::FieldOp::kInverse, "inv"},   {cuda::FieldOp::kInverseVar, "inv-by"}};
   for (const auto& o : ops) {
     cuda::ElementwiseOnDevice(o.op, a, b, got);
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
+      if (o.op == cuda::FieldOp::kInverse || o.op == cuda::FieldOp::kInverseVar) {
+        // The host inverts slowly: the first 2^14 elements, and every one against the product.
+        if (i < (size_t(1) << 14))
+          bad += got[i] != (a[i].IsZero() ? H::Zero() : a[i].Inverse());
+        else
+          bad += got[i] * a[i] != H::One();
+        continue;
+      }
       H want = (o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains) ? a[i] * b[i]
                : o.op == cuda::FieldOp::kAdd                                              ? a[i] + b[i]
                : o.op == cuda::FieldOp::kSub                                              ? a[i] - b[i]
@@ -65,6 +74,14 @@ int RunField(const Args& args) {
           100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
           100 * fp.mults_per_second * 588 / imad_per_s);
     }
+  }
+  // One safegcd inversion in Fp multiplications (the batched affine MSM
+  // pays one per step of a thread's batch).
+  const auto fp_mul = cuda::MeasureFpMulThroughput(sms * 8, 128, 512, 5, false);
+  for (uint32_t threads : {64u, 128u}) {
+    const auto inv = cuda::MeasureFpInverseThroughput(sms * 8, threads, 64, 5);
+    std::printf("Fp safegcd inversion throughput (%u SMs x 8 blocks x %u threads): %.3f G/s = %.1f Fp mults each\n",
+                sms, threads, inv.mults_per_second / 1e9, fp_mul.mults_per_second / inv.mults_per_second);
   }
   return ok ? 0 : 1;
 }
