@@ -18,6 +18,12 @@
 #                            build/tests/daemon/fixture when present): its 2 KiB parameters are
 #                            linked in, so the setup (slow under a sanitizer) is not run again
 #   CUZK_SANITIZE_NICE       niceness of build and tests (default 15)
+#   CUZK_SANITIZE_TIME_SCALE how much slower the build runs the tests (a positive integer;
+#                            default tsan 6, asan 2): configured into the build dir as
+#                            CUZK_TEST_TIMEOUT_SCALE (multiplies the daemon and pipeline
+#                            tests' ctest TIMEOUT; set again on every run) and exported as
+#                            CUZK_TEST_TIME_SCALE (multiplies those tests' own waits for a
+#                            parameter load or a proof, tests/support/time_scale.hpp)
 # Without CTEST_ARGS: every test labelled unit or daemon that was built, except the
 # deploy and Python client tests. (The parsers run under ASan+UBSan through
 # libFuzzer: scripts/fuzz.sh.) tests/sanitize/report_classes.py BUILD/sanitizer-logs
@@ -31,14 +37,21 @@ root=$(pwd)
 mode=${1:-}
 shift || true
 case $mode in
-  asan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" ;;
-  tsan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread" ;;
+  asan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    default_scale=2 ;;
+  tsan) flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread"
+    default_scale=6 ;;
   *) echo "usage: $0 asan|tsan [CTEST_ARGS...]" >&2; exit 2 ;;
 esac
 build=${CUZK_SANITIZE_BUILD_DIR:-build-$mode}
 nice_level=${CUZK_SANITIZE_NICE:-15}
 cxx=${CUZK_SANITIZE_CXX:-g++}
 cc=${CUZK_SANITIZE_CC:-gcc}
+# A 2 KiB parameter load took 122-146 s under TSan at -O1 on a 2-vCPU machine
+# (about 1 s in Release): the daemon and pipeline tests' waits and ctest
+# TIMEOUTs are scaled so that they bound a hang, not the sanitizer's cost.
+time_scale=${CUZK_SANITIZE_TIME_SCALE:-$default_scale}
+[[ $time_scale =~ ^[1-9][0-9]*$ ]] || { echo "sanitize: CUZK_SANITIZE_TIME_SCALE must be a positive integer, not '$time_scale'" >&2; exit 2; }
 # The unit tests: scheduler, memory, prover and daemon parts without a daemon
 # process, and the engine tests that are CPU-only and quick under a sanitizer
 # (each at most 24 s under ASan; not snap_circuit_test, 279 s, nor the GPU ones).
@@ -85,7 +98,10 @@ fi
 if [[ ! -f $build/build.ninja ]]; then
   CC=$cc CXX=$cxx nice -n "$nice_level" cmake -S . -B "$build" -G Ninja -DCUZK_CUDA=OFF -DCUZK_BUILD_BENCHMARKS=OFF \
     -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >/dev/null
+    -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DCUZK_TEST_TIMEOUT_SCALE="$time_scale" >/dev/null
+else
+  # The build dir exists: set the scale again (a no-op when unchanged).
+  nice -n "$nice_level" cmake -DCUZK_TEST_TIMEOUT_SCALE="$time_scale" "$build" >/dev/null
 fi
 # shellcheck disable=SC2086  # the target list
 nice -n "$nice_level" ninja -C "$build" $targets
@@ -107,6 +123,8 @@ export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
 # fails for its own reasons, not because a daemon it started had a report: the
 # reports are counted from the log files below either way.
 export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4:exitcode=0:suppressions=$root/tests/sanitize/tsan.supp"
+export CUZK_TEST_TIME_SCALE=$time_scale
+echo "sanitize: test waits and daemon/pipeline ctest TIMEOUTs scaled by $time_scale"
 cd "$build"
 rc=0
 if (($#)); then

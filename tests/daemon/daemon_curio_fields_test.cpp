@@ -14,6 +14,7 @@
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -69,7 +70,7 @@ TEST(DaemonCurioFields, ProofShareSnapRequestWithoutSectorSizeIsProved) {
   v1::ProveRequest prove;
   *prove.mutable_submit() = ps;
   v1::ProveResponse proved;
-  const grpc::Status s = stub->Prove(Ctx(std::chrono::seconds(600)).get(), prove, &proved);
+  const grpc::Status s = stub->Prove(Ctx(Scaled(std::chrono::seconds(600))).get(), prove, &proved);
   ASSERT_TRUE(s.ok()) << s.error_message() << d.Log();
   EXPECT_EQ(proved.result().status(), v1::AwaitProofResponse::COMPLETED) << proved.result().error_message();
   EXPECT_EQ(proved.result().job_id(), "ps-snap-1000-7-42");

@@ -18,6 +18,7 @@
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -87,7 +88,8 @@ TEST(DaemonFallback, SnapDealsForwardedToAnotherDaemonCompletesWithItsVerifiedPr
   v1::CancelProofResponse cancelled;
   s = stub->CancelProof(Ctx().get(), cancel, &cancelled);
   EXPECT_TRUE(s.ok()) << s.error_message();
-  v1::AwaitProofResponse awaited = Await(*stub, submitted.job_id(), 0, nullptr, seconds(120));
+  // Cancelled at its worker's next stage boundary: after the parameter load.
+  v1::AwaitProofResponse awaited = Await(*stub, submitted.job_id(), 0, nullptr, Scaled(seconds(120)));
   EXPECT_EQ(awaited.status(), v1::AwaitProofResponse::CANCELLED) << awaited.error_message();
   EXPECT_EQ(awaited.job_id(), "fallback-fwd-cancel");
 
@@ -95,7 +97,7 @@ TEST(DaemonFallback, SnapDealsForwardedToAnotherDaemonCompletesWithItsVerifiedPr
   v1::ProveRequest prove;
   *prove.mutable_submit() = FixtureSnapRequest("fwd-prove");
   v1::ProveResponse proved;
-  s = stub->Prove(Ctx(seconds(600)).get(), prove, &proved);
+  s = stub->Prove(Ctx(Scaled(seconds(600))).get(), prove, &proved);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(proved.result().status(), v1::AwaitProofResponse::COMPLETED) << proved.result().error_message();
   EXPECT_EQ(proved.result().job_id(), "fallback-fwd-prove");

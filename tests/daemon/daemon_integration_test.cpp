@@ -21,6 +21,7 @@
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -266,7 +267,7 @@ TEST(DaemonIntegration, CancelQueuedAndRunningJobsAndPriorityOrder) {
   EXPECT_EQ(waiter.get().status(), v1::AwaitProofResponse::CANCELLED);
   EXPECT_LT(Clock::now() - t0, seconds(5));
   // ...and its worker lets go at the next stage boundary (parameter load or synthesis: seconds).
-  EXPECT_TRUE(WaitFor([&] { return InProgress(*stub) == 0; }, seconds(90))) << d.Log();
+  EXPECT_TRUE(WaitFor([&] { return InProgress(*stub) == 0; }, Scaled(seconds(90)))) << d.Log();
 
   // Nothing completed; four cancellations counted; the parameters are free again.
   const std::string metrics = Metrics(*stub);

@@ -17,6 +17,7 @@
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -93,10 +94,11 @@ TEST(DaemonJournal, SigkillWithJobsQueuedAndRunningLosesNoneAndRunsNoneTwice) {
     // One job done, one running, the others waiting: then the kill. (Each
     // proof costs ~5-10 s of CPU: 4 jobs keep this test near a minute on CI.)
     // "Done" is the log line, written once the end is in the journal.
-    const auto until = Clock::now() + seconds(300);
+    const seconds limit = Scaled(seconds(300));
+    const auto until = Clock::now() + limit;
     for (;;) {
       if (d.Log().find(" completed:") != std::string::npos && InProgress(Status(*stub)) >= 1) break;
-      ASSERT_LT(Clock::now(), until) << "no job completed in 300 s:\n" << d.Log();
+      ASSERT_LT(Clock::now(), until) << "no job completed in " << limit.count() << " s:\n" << d.Log();
       std::this_thread::sleep_for(milliseconds(20));
     }
     ASSERT_EQ(d.Signal(SIGKILL), 128 + SIGKILL);

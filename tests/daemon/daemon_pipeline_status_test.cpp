@@ -26,6 +26,7 @@
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/daemon_rpc.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -149,7 +150,7 @@ void PreloadParams(v1::ProvingEngine::Stub& stub) {
   v1::PreloadSrsRequest req;
   req.set_circuit_id("snap-2k");
   v1::PreloadSrsResponse resp;
-  const grpc::Status s = stub.PreloadSRS(Ctx(seconds(120)).get(), req, &resp);
+  const grpc::Status s = stub.PreloadSRS(Ctx(Scaled(seconds(120))).get(), req, &resp);
   ASSERT_TRUE(s.ok()) << s.error_message();
 }
 
@@ -205,7 +206,7 @@ TEST(DaemonPipelineStatus, ConcurrentJobsAllVerifyAndTheirReservationsAreRelease
         return std::any_of(waits.begin(), waits.end(),
                            [](auto& w) { return w.wait_for(seconds(0)) == std::future_status::ready; });
       },
-      seconds(600),
+      Scaled(seconds(600)),
       [&](const json& st) {
         most_active_jobs = std::max(most_active_jobs, st.at("scheduler").at("pipelines").size());
         most_synthesizing = std::max(most_synthesizing, st.at("scheduler").at("synthesis").at("active").get<int>());
@@ -306,7 +307,7 @@ TEST(DaemonPipelineStatus, CancelledSynthesizingJobReleasesItsReservationWhileAn
         return !SchedulerJob(st, doomed) && tracked && !tracked->at("stopping").get<bool>() &&
                st.at("scheduler").at("counters").at("jobs_cancelled") == 1 && ReservedBytes(st) <= reserved_during / 2;
       },
-      seconds(120)))
+      Scaled(seconds(120))))  // the rest of a synthesis
       << released.dump(2) << "\n"
       << Report(d);
   const double release_s = std::chrono::duration<double>(Clock::now() - t_cancel).count();

@@ -12,6 +12,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 
@@ -27,10 +28,11 @@ std::string MustSubmit(v1::ProvingEngine::Stub& stub, const v1::SubmitProofReque
 
 // AwaitProof with the server-side timeout_ms (0: until the job ends). The
 // RPC's status goes to *status when given; otherwise a non-OK status is a
-// gtest failure.
+// gtest failure. The default deadline covers a parameter load and a proof:
+// 600 s times CUZK_TEST_TIME_SCALE.
 v1::AwaitProofResponse Await(v1::ProvingEngine::Stub& stub, const std::string& id, uint64_t timeout_ms = 0,
                              grpc::Status* status = nullptr,
-                             std::chrono::seconds rpc_timeout = std::chrono::seconds(600));
+                             std::chrono::seconds rpc_timeout = Scaled(std::chrono::seconds(600)));
 
 // GetStatus, expecting success (a gtest failure naming the status otherwise).
 v1::GetStatusResponse Status(v1::ProvingEngine::Stub& stub);

@@ -24,6 +24,7 @@
 
 #include "tests/daemon/daemon_process.hpp"
 #include "tests/daemon/snap_request.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -166,7 +167,7 @@ TEST(DaemonTransport, TlsWithTokenServesOnlyTheTokenHolder) {
     EXPECT_EQ(tls->Prove(&refused_ctx, req, &resp).error_code(), grpc::StatusCode::UNAUTHENTICATED);
     grpc::ClientContext ctx;
     ctx.AddMetadata("authorization", std::string("Bearer ") + kToken);
-    ctx.set_deadline(std::chrono::system_clock::now() + seconds(240));
+    ctx.set_deadline(std::chrono::system_clock::now() + Scaled(seconds(240)));
     const grpc::Status st = tls->Prove(&ctx, req, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message() << "\n" << d.Log();
     ASSERT_EQ(resp.result().status(), v1::AwaitProofResponse::COMPLETED) << resp.result().error_message();

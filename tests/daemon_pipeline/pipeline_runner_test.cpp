@@ -30,6 +30,7 @@
 #include "engine/groth16/verifier.hpp"
 #include "prover/srs_registry.hpp"
 #include "scheduler/timeline.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::prover {
 namespace {
@@ -161,15 +162,16 @@ class Recorder : public JobObserver {
     std::lock_guard lock(mu_);
     return jobs_[id];
   }
-  bool WaitFinished(const std::string& id, std::chrono::seconds timeout = 300s) {
+  // 300 s (times CUZK_TEST_TIME_SCALE): a parameter load and a proof, or a hang.
+  bool WaitFinished(const std::string& id, std::chrono::seconds timeout = test::Scaled(300s)) {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] { return jobs_[id].finished > 0; });
   }
-  bool WaitStarted(const std::string& id, std::chrono::seconds timeout = 300s) {
+  bool WaitStarted(const std::string& id, std::chrono::seconds timeout = test::Scaled(300s)) {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] { return jobs_[id].started > 0; });
   }
-  bool WaitStage(const std::string& id, PartitionStage stage, std::chrono::seconds timeout = 300s) {
+  bool WaitStage(const std::string& id, PartitionStage stage, std::chrono::seconds timeout = test::Scaled(300s)) {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] {
       const auto& s = jobs_[id].stages;
@@ -543,7 +545,7 @@ TEST(PipelineRunnerGeneric, ProvesAGenericR1csJob) {
   auto runner = std::make_unique<ProofRunner>(CpuOptions(nullptr), &rec);
   runner->Enqueue(job);
   job.reset();
-  ASSERT_TRUE(rec.WaitFinished("generic", 60s));
+  ASSERT_TRUE(rec.WaitFinished("generic", test::Scaled(60s)));
   const Recorder::Job j = rec.Get("generic");
   ASSERT_EQ(j.outcome->outcome, JobOutcome::kCompleted) << j.outcome->error;
   const auto proof = groth16::DecodeProof(j.outcome->proof);
