@@ -79,6 +79,13 @@ class MontField32 {
       default: return kP11;
     }
   }
+  // Limb i of p - 2. The borrow runs through the low limbs: Fr's low limb is 1
+  // (taking Mod(0) - 2 alone made Fr's Inverse wrong: `cuzk-gpu-bench field`).
+  CUZK_HD static constexpr uint32_t ModMinusTwo(int i) {
+    uint32_t borrow = 2;
+    for (int j = 0; j < i; ++j) borrow = Mod(j) < borrow ? 1u : 0u;
+    return Mod(i) - borrow;
+  }
   CUZK_HD static constexpr uint32_t OneLimb(int i) {
     switch (i) {
       case 0: return kR0;
@@ -193,7 +200,7 @@ class MontField32 {
   CUZK_HD MontField32 Inverse() const {
     MontField32 r = One();
     for (int i = kLimbs - 1; i >= 0; --i) {
-      const uint32_t e = i == 0 ? Mod(0) - 2 : Mod(i);  // p - 2: p is odd and its low limb > 2
+      const uint32_t e = ModMinusTwo(i);
       for (int bit = 31; bit >= 0; --bit) {
         r = r.Square();
         if ((e >> bit) & 1) r = Mul(r, *this);

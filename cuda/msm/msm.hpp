@@ -71,10 +71,11 @@ struct MsmGpuOptions {
   // (G1: 384 MiB per staging buffer, G2: 768 MiB; two on the host, pinned, two on the device).
   size_t stream_slice = 0;
   // Bucket accumulation (step 3): 0 or 1: one XYZZ sum per chunk, mixed
-  // additions (8M + 2S each); 8, 16 or 32: that many chunks per thread summed
-  // in affine form, their divisions sharing one inversion per step (~6M +
-  // 25M / batch each; msm_steps.hpp, AccumulateBatchedStep).
-  uint32_t batch = 0;
+  // additions (8M + 2S each); 8, 16 or 32 (G1 only): that many chunks per
+  // thread summed in affine form, their divisions sharing one safegcd
+  // inversion per step (~6M + 33M / batch each; msm_steps.hpp,
+  // AccumulateBatchedStep). -1: chosen by pippenger::DefaultBatch.
+  int batch = -1;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -89,8 +90,9 @@ struct MsmGpuTimings {
   float host_ms = 0;        // window combination on the host (wall clock)
   uint32_t window_bits = 0;
   size_t chunk = 0;
-  size_t ones = 0;  // scalars summed by the split
-  size_t tail = 0;  // scalars >= 2 (the tail MSM)
+  uint32_t batch = 0;  // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
+  size_t ones = 0;     // scalars summed by the split
+  size_t tail = 0;     // scalars >= 2 (the tail MSM)
   // Streamed calls: the stage times above and the counts are sums over the
   // slices; staging_wait_ms is the host time converting bases into pinned
   // staging that the sums did not hide (the waits for the next slice; the

@@ -8,6 +8,7 @@
 #include <future>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/msm/msm_kernels.hpp"
@@ -212,7 +213,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunSlices(std::span<const HostPoint> bas
     total.upload_ms += t.upload_ms, total.digits_ms += t.digits_ms, total.ones_ms += t.ones_ms;
     total.sort_ms += t.sort_ms, total.accumulate_ms += t.accumulate_ms, total.reduce_ms += t.reduce_ms;
     total.host_ms += t.host_ms, total.ones += t.ones, total.tail += t.tail;
-    total.window_bits = t.window_bits, total.chunk = t.chunk;
+    total.window_bits = t.window_bits, total.chunk = t.chunk, total.batch = t.batch;
   }
   total.slices = count;
   if (timings) *timings = total;
@@ -272,9 +273,12 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
   if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
-  if (options.batch > 1 && options.batch != 8 && options.batch != 16 && options.batch != 32) {
-    throw std::invalid_argument("GPU Msm: batch must be 0, 1, 8, 16 or 32, got " + std::to_string(options.batch));
+  constexpr bool kG1 = std::is_same_v<Field, Fp>;
+  if (options.batch > 1 && (!kG1 || (options.batch != 8 && options.batch != 16 && options.batch != 32))) {
+    throw std::invalid_argument("GPU Msm: batch must be -1, 0 or 1" + std::string(kG1 ? ", 8, 16 or 32" : " for G2") +
+                                ", got " + std::to_string(options.batch));
   }
+  if (options.batch < -1) throw std::invalid_argument("GPU Msm: batch must be >= -1");
   cudaStream_t s = stream_;
 
   events_[0].Record(s);
@@ -308,7 +312,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const size_t m =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
-  const uint32_t batch = options.batch > 1 ? options.batch : 0;
+  const uint32_t batch = options.batch < 0 ? pippenger::DefaultBatch(m, kG1) : options.batch > 1 ? options.batch : 0;
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
                                      : pippenger::DefaultChunk(std::max<size_t>(m, 1));
@@ -340,6 +344,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     timings->window_bits = layout.window_bits;
     timings->chunk = chunk;
+    timings->batch = batch;
     timings->ones = last_ones_;
     timings->tail = n_big;
   }

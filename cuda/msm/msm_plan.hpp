@@ -55,6 +55,17 @@ inline uint32_t DefaultWindowBits(size_t n_big) {
 // (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
 inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }
 
+// Bucket accumulation for m digit entries: batched affine with 32 chunks a
+// thread for G1 from 2^29 entries, XYZZ below and for G2. Measured on the
+// H200 (docs/perf/gpu.md, 2026-12-02 session 4), random scalars, same run:
+// G1 2^27 at c = 22 (1.6 G entries) 880.5 ms against 921.4 (accumulation
+// 685.7 vs 727.2), 2^26 (872 M) 467.8 vs 487.6, 2^24 (218 M) 129.0 vs 127.3;
+// batches of 8 and 16 slower at every size, and G2 2^22 slower at 8 and 16
+// (its per-chunk state is twice as large). The limit is local memory: each
+// thread's 32 affine sums, differences and prefix products (7.9 KB) live
+// there, ~590 B of traffic per addition.
+inline uint32_t DefaultBatch(size_t entries, bool g1) { return g1 && entries >= (size_t(1) << 29) ? 32 : 0; }
+
 // The same for the batched affine accumulation, whose threads each run
 // `batch` chunks: ~2^17 threads (a few waves of the ~34k that fit on an H200
 // at ~200 registers each), at most 64 entries a chunk.

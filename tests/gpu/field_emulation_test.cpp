@@ -73,6 +73,19 @@ TYPED_TEST(FieldEmulationTest, OperationsMatchHostOnRandomValues) {
   }
 }
 
+// Fermat's inversion (MontField32::Inverse) against the host's: Fr's p - 2
+// borrows from its second limb.
+TYPED_TEST(FieldEmulationTest, FermatInverseMatchesHost) {
+  using F = TypeParam;
+  using H = typename F::Host;
+  auto rng = test::SeededRng();
+  for (int i = 0; i < 20; ++i) {
+    const H a = H::Random(rng);
+    ASSERT_EQ(F::FromHost(a).Inverse().ToHost(), a.Inverse()) << a.ToHex();
+  }
+  EXPECT_EQ(F::Zero().Inverse(), F::Zero());
+}
+
 // The safegcd inversion (inverse_by.hpp) against the host's Fermat inversion:
 // edge values, random values, and values with long runs of zero or one bits
 // (many divsteps that only halve g, and the shortest and longest runs).

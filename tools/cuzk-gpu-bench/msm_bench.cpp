@@ -29,6 +29,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -137,7 +138,7 @@ struct Row {
   uint32_t window_bits = 0;
   size_t chunk = 0;
   bool split = true;
-  uint32_t batch = 0;
+  int batch = -1;
   Stats total;
   Stats streamed;  // --streamed 1: the same call with the bases streamed from host memory
   float streamed_wait_ms = 0;
@@ -153,9 +154,14 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   const std::vector<unsigned> windows = args.GetList("windows", "0");
   // 1: the bit-witness split (default), 0: the compact-digit path; "1,0" times both on the same scalars.
   const std::vector<unsigned> splits = args.GetList("split-ones", "1");
-  // Bucket accumulation: 0 = XYZZ mixed additions, 8/16/32 = batched affine
-  // (MsmGpuOptions::batch); "0,16" times both on the same scalars.
-  const std::vector<unsigned> batches = args.GetList("batch", "0");
+  // Bucket accumulation: -1 = the default (pippenger::DefaultBatch), 0 = XYZZ
+  // mixed additions, 8/16/32 = batched affine (MsmGpuOptions::batch);
+  // "0,32" times both on the same scalars.
+  std::vector<int> batches;
+  {
+    std::stringstream list(args.Get("batch", "-1"));
+    for (std::string item; std::getline(list, item, ',');) batches.push_back(std::stoi(item));
+  }
   // 1: also time Msm::RunStreamed (bases left in host memory, sliced through pinned staging).
   const bool streamed = args.GetInt("streamed", 0) != 0;
   const unsigned cpu_max = unsigned(args.GetInt("cpu-check-max-log", 20));
@@ -226,7 +232,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     std::vector<Affine> results;
     for (unsigned w : windows)
       for (unsigned split : splits)
-        for (unsigned batch : batches) {
+        for (int batch : batches) {
           Row row;
           row.log_n = log_n;
           row.split = split != 0;
@@ -253,6 +259,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
           }
           row.stages = stages[med];
           row.window_bits = row.stages.window_bits;
+          row.batch = int(row.stages.batch);
           row.chunk = row.stages.chunk;
           if (streamed && !density) {
             std::vector<double> sms;
@@ -275,7 +282,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
             all_ok = false;
           }
           std::printf(
-              "2^%u %s batch=%u c=%u chunk=%zu: median %.3f ms (min %.3f max %.3f) | H2D %.3f digits %.3f ones %.3f "
+              "2^%u %s batch=%d c=%u chunk=%zu: median %.3f ms (min %.3f max %.3f) | H2D %.3f digits %.3f ones %.3f "
               "(%zu ones, %zu tail) sort %.3f accum %.3f reduce %.3f host %.3f | %s (struct ref %.0f ms, cpu msm "
               "%.0f ms)\n",
               log_n, row.split ? "split" : "compact-digits", row.batch, row.window_bits, row.chunk, row.total.median,
@@ -308,7 +315,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
                           std::string(pass ? "PASS (" : "FAIL (") + r.check + ")"});
     }
     std::printf(
-        "| %u | %s | %u | %u | %zu | %.2f | %.2f..%.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
+        "| %u | %s | %d | %u | %zu | %.2f | %.2f..%.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
         r.log_n, r.split ? "split" : "digits", r.batch, r.window_bits, r.chunk, r.total.median, r.total.min,
         r.total.max, r.stages.upload_ms, r.stages.digits_ms, r.stages.ones_ms, r.stages.sort_ms, r.stages.accumulate_ms,
         r.stages.reduce_ms, r.stages.host_ms, anchor.c_str(), r.check.c_str());
