@@ -39,6 +39,10 @@
 //     holds its first entry, which writes buckets[key]; a later chunk that
 //     starts inside the bucket writes its part to partials[t] with
 //     partial_keys[t] = key (at most one such "head part" per chunk).
+//  3'. AccumulateBatchedStep (MsmGpuOptions::batch; the default for G1 from
+//     2^29 entries, pippenger::DefaultBatch): the same chunks and the same
+//     outputs, K chunks a thread, each chunk's sum affine and the K
+//     divisions of a step sharing one inversion (see the step below).
 //  4. Fixup of buckets split over chunks. A run of chunks with the same head
 //     key can be long: skewed scalars (small Groth16 witness values, or a
 //     top window that holds only the signed-digit carry) put ~n/2 entries in
