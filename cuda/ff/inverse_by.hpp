@@ -7,8 +7,9 @@
 // inversion per step of a thread's batch. Fermat's a^(p-2)
 // (MontField32::Inverse) costs ~576 Fp multiplications, which a batch of 16
 // additions cannot carry; this costs about 20 batches of 30 divsteps, each a
-// few dozen 32-bit operations plus four 13-limb row updates: roughly the
-// price of 20-30 Fp multiplications (measured: docs/perf/gpu.md).
+// few dozen 32-bit operations plus four 13-limb row updates: the throughput
+// of 32-34 Fp multiplications on the H200 (`cuzk-gpu-bench field`,
+// docs/perf/gpu.md).
 // Variable time is fine here: MSM inputs are public.
 //
 // The algorithm works on integers, so on Montgomery limbs aR it returns
