@@ -84,8 +84,13 @@ void Elementwise(FieldOp op, std::span<const H> a, std::span<const H> b, std::sp
   stream.Synchronize();
 }
 
+// The median time of `repeats` launches (after one warm-up) of a chain
+// kernel (seeds, out, rounds) over blocks x threads, each thread starting
+// from a different square of 1024 fixed seeds. `ops_per_round`: the operations
+// one round of one thread counts as.
 template <class F, class H>
-MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
+MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), uint32_t blocks, uint32_t threads,
+                                    uint32_t rounds, int repeats, double ops_per_round) {
   std::vector<H> seeds(1024);
   for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = H::FromUint64(0x9e3779b97f4a7c15ull * (i + 1)).Square();
   Stream stream;
@@ -95,7 +100,6 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   std::vector<float> times;
   for (int r = 0; r <= repeats; ++r) {
     start.Record(stream);
-    auto kernel = separate ? MulChainKernel<F, true> : MulChainKernel<F, false>;
     kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<const F*>(dseeds.data()), reinterpret_cast<F*>(dout.data()),
                                            rounds);
     CUZK_CUDA_CHECK(cudaGetLastError());
@@ -106,34 +110,21 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   std::sort(times.begin(), times.end());
   MulThroughput t;
   t.ms = times.empty() ? 0 : times[times.size() / 2];
-  t.mults_per_second = 4.0 * blocks * threads * double(rounds) / (t.ms * 1e-3);
+  t.mults_per_second = ops_per_round * blocks * threads * double(rounds) / (t.ms * 1e-3);
   return t;
+}
+
+template <class F, class H>
+MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
+  // MulChainKernel runs four independent chains a thread.
+  return MedianChainThroughput<F, H>(separate ? MulChainKernel<F, true> : MulChainKernel<F, false>, blocks, threads,
+                                     rounds, repeats, 4.0);
 }
 
 }  // namespace
 
 MulThroughput MeasureFpInverseThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
-  std::vector<ff::Fp> seeds(1024);
-  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = ff::Fp::FromUint64(0x9e3779b97f4a7c15ull * (i + 1)).Square();
-  Stream stream;
-  DeviceBuffer<ff::Fp> dseeds(seeds.size()), dout(size_t(blocks) * threads);
-  dseeds.CopyFromHost(seeds, stream);
-  Event start, stop;
-  std::vector<float> times;
-  for (int r = 0; r <= repeats; ++r) {
-    start.Record(stream);
-    InverseChainKernel<Fp><<<blocks, threads, 0, stream>>>(reinterpret_cast<const Fp*>(dseeds.data()),
-                                                           reinterpret_cast<Fp*>(dout.data()), rounds);
-    CUZK_CUDA_CHECK(cudaGetLastError());
-    stop.Record(stream);
-    stop.Synchronize();
-    if (r > 0) times.push_back(stop.ElapsedMsSince(start));
-  }
-  std::sort(times.begin(), times.end());
-  MulThroughput t;
-  t.ms = times.empty() ? 0 : times[times.size() / 2];
-  t.mults_per_second = double(blocks) * threads * double(rounds) / (t.ms * 1e-3);
-  return t;
+  return MedianChainThroughput<Fp, ff::Fp>(InverseChainKernel<Fp>, blocks, threads, rounds, repeats, 1.0);
 }
 
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out) {

@@ -12,6 +12,14 @@
 #define CUZK_UNROLL
 #endif
 
+// For the rare large functions worth one out-of-line copy on the device
+// (a call instead of tens of thousands of inlined instructions per site).
+#if defined(__CUDACC__)
+#define CUZK_HD_NOINLINE __host__ __device__ __noinline__
+#else
+#define CUZK_HD_NOINLINE inline
+#endif
+
 #if defined(__CUDA_ARCH__)
 #define CUZK_DEVICE_PASS 1
 #else

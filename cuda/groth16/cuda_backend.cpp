@@ -149,13 +149,6 @@ void Reserve(DeviceBuffer<T>& buffer, size_t count) {
   buffer = DeviceBuffer<T>(count);
 }
 
-// (g^m - 1)^-1 for the coset generator g = 7 and m = 2^log_m.
-ff::Fr ZOnCosetInverse(unsigned log_m) {
-  ff::Fr g_m = ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
-  for (unsigned i = 0; i < log_m; ++i) g_m = g_m.Square();
-  return (g_m - ff::Fr::One()).Inverse();
-}
-
 }  // namespace
 
 size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes) {
@@ -398,7 +391,6 @@ struct CudaBackend::Impl {
       lane.streams[0].Synchronize();
       return h.size();
     }
-    const unsigned log_m = unsigned(std::countr_zero(m));
     // One stream per vector: b's and c's uploads overlap a's transforms (fully
     // with pinned host memory, ProverInput::abc_external from the daemon's
     // pool; with pageable memory the host thread stages each copy, but the
@@ -416,14 +408,11 @@ struct CudaBackend::Impl {
         lane.copy_end[k].Record(lane.streams[k]);
       }
       if (k > 0) CUZK_CUDA_CHECK(cudaStreamWaitEvent(lane.streams[k], lane.transformed[k - 1].get(), 0));
-      gpu->ntt.Run(NttKind::kInverse, lane.abc[k].data(), m, lane.streams[k]);
-      gpu->ntt.Run(NttKind::kCosetForward, lane.abc[k].data(), m, lane.streams[k]);
+      EnqueueHTransform(gpu->ntt, k, lane.abc[k].data(), m, lane.streams[k]);
       lane.transformed[k].Record(lane.streams[k]);
     }
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(lane.streams[0], lane.transformed[2].get(), 0));
-    LaunchHPointwise(lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), ZOnCosetInverse(log_m), m,
-                     lane.streams[0]);
-    gpu->ntt.Run(NttKind::kCosetInverse, lane.abc[0].data(), m, lane.streams[0]);
+    EnqueueHCombine(gpu->ntt, lane.abc[0].data(), lane.abc[1].data(), lane.abc[2].data(), m, lane.streams[0]);
     lane.streams[0].Synchronize();  // the G1 MSM runs on its own stream
     if (abc_on_device) return m - 1;
     for (int k = 0; k < 3; ++k) lane.stats.abc_ms += lane.copy_end[k].ElapsedMsSince(lane.copy_start[k]);

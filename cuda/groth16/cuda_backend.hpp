@@ -7,9 +7,10 @@
 //   groth16::Proof p = groth16::Prove(gpu, pk, circuit, std::move(z));
 //
 // ProveStart, per witness:
-//   H (bellperson form): a, b, c to the device; iNTT, coset NTT (g = 7) each;
-//     (a b - c) (g^m - 1)^-1 pointwise; inverse coset NTT; the first m - 1
-//     coefficients stay on the device as the H MSM's scalars. (snarkjs form:
+//   H (bellperson form): a, b, c to the device; six NTTs (h_kernels.hpp: a
+//     and b to the coset g = 7, c to coefficients; the product's inverse coset
+//     NTT minus c, times (g^m - 1)^-1); the first m - 1 coefficients stay on
+//     the device as the H MSM's scalars. (snarkjs form:
 //     H scalars on the CPU, engine/groth16/h_polynomial.hpp, then the GPU MSM.)
 //   G1 MSMs on the GPU (cuda/msm/msm.hpp): H, A (a_density), B_g1
 //     (b_density), L (aux), and the G2 MSM B_g2 (b_density), with the key's
@@ -21,7 +22,7 @@
 // Each PendingProof carries ProveStart's steps (PendingProof::steps, in
 // order): lane_wait (for a lane), bases, then witness-only circuit,
 // [compact_z], z_expand, abc_eval, or for host a/b/c nothing; h_ntt (a/b/c
-// uploads when on the host, 7 NTTs of m, the pointwise step), [z_upload],
+// uploads when on the host, 6 NTTs of m, two pointwise steps), [z_upload],
 // msm_wait (for another lane's MSMs), msm_h, msm_a, msm_b_g1, msm_l, [msm_b_g2].
 // ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
 // MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB

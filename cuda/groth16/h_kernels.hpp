@@ -1,17 +1,45 @@
 #pragma once
-// The pointwise step of Groth16's H on the device (bellperson form): on the
-// coset g w^i, h_i = (a_i b_i - c_i) / Z(g w^i), where Z(x) = x^m - 1 takes
-// the single value g^m - 1 on the whole coset, so the division is one
-// multiplication by z_inv = (g^m - 1)^-1. In place into a.
+// Groth16's H on the device for bellperson keys, in six NTTs instead of
+// bellperson's seven.
+//
+// A, B, C are the polynomials of degree < m with A(w^i) = a_i etc.;
+// h = (A B - C) / Z with Z(x) = x^m - 1, which takes the single value g^m - 1
+// on the coset g w^i. bellperson evaluates A, B and C on the coset (two NTTs
+// each) and takes the coset inverse of (A B - C) / (g^m - 1): seven NTTs. The
+// coset inverse of the product alone gives R = A B mod (x^m - g^m), the
+// polynomial of degree < m that equals A B on the coset; R - C and
+// (g^m - 1) h agree on the m coset points and both have degree < m, so
+//   h = (R - C) (g^m - 1)^-1,
+// and C is needed only as coefficients: its inverse NTT alone. The identity
+// holds for any a, b, c (satisfied or not), so h is bellperson's to the bit,
+// and proofs are unchanged. Saves one transform (2^27: ~47 ms of a 32 GiB
+// partition) for one more memory pass (~3 ms).
+//
+//   for k in 0..2: EnqueueHTransform(ntt, k, abc[k], m, stream[k]);
+//   (stream 0 waits for the others)
+//   EnqueueHCombine(ntt, abc[0], abc[1], abc[2], m, stream[0]);  // h in abc[0]
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
+#include "cuda/ntt/ntt.hpp"
 #include "engine/ff/fr.hpp"
 
 namespace cuzk::cuda {
 
-// a, b, c: n device elements (ff::Fr layout, Montgomery form).
-void LaunchHPointwise(ff::Fr* a, const ff::Fr* b, const ff::Fr* c, const ff::Fr& z_inv, size_t n, cudaStream_t stream);
+// Vector k of a, b, c (0, 1, 2; m device elements, ff::Fr layout, Montgomery
+// form, in place): a and b to their coset evaluations (inverse NTT, coset
+// NTT), c to its coefficients (inverse NTT).
+void EnqueueHTransform(NttEngine& ntt, int k, ff::Fr* vector, size_t m, cudaStream_t stream);
+
+// After the three transforms: a <- (coset-iNTT(a b) - c) (g^m - 1)^-1, the m
+// coefficients of h (bellperson keys use the first m - 1). b and c are read.
+void EnqueueHCombine(NttEngine& ntt, ff::Fr* a, const ff::Fr* b, const ff::Fr* c, size_t m, cudaStream_t stream);
+
+// bellperson's seven NTTs on one stream (a, b, c each to the coset;
+// (a b - c) (g^m - 1)^-1; the coset inverse into a; b and c are overwritten):
+// the same h, kept as the reference the six-NTT order is timed against
+// (cuzk-gpu-bench h) and checked equal to (groth16_gpu_test).
+void EnqueueHSevenNtts(NttEngine& ntt, ff::Fr* a, ff::Fr* b, ff::Fr* c, size_t m, cudaStream_t stream);
 
 }  // namespace cuzk::cuda

@@ -76,6 +76,7 @@
 #include <cuda_runtime.h>
 #endif
 #include <bit>
+#include <type_traits>
 
 namespace cuzk::cuda::pippenger {
 
@@ -380,6 +381,56 @@ CUZK_HD void OnesSumStep(size_t t, size_t chunk, size_t count, const uint32_t* i
   StorePoint(sums + t, acc);
 }
 
+// The full additions and doublings of the reduction steps (4-6). For G2 the
+// device calls them out of line: inlined, one Fp2 addition (with the doubling
+// it falls back to) is ~137K lines of PTX per call site, and the reduction
+// kernels held 1.11M of g2_msm_kernels.cu's 1.31M lines; compiling the file
+// took ~15 minutes of cicc alone on the 2-vCPU machine, most of a clean
+// build. Out of line: 0.39M lines, 4m44s for cicc and ptxas together. The
+// cost is a call per addition (arguments through local memory) in a phase of
+// a few percent of the MSM (docs/perf/gpu.md has the figures). G1 keeps them
+// inline: its reduction runs in every H MSM.
+template <class F>
+CUZK_HD_NOINLINE XyzzPoint<F> AddOutOfLine(const XyzzPoint<F>& a, const XyzzPoint<F>& b) {
+  return a + b;
+}
+template <class F>
+CUZK_HD_NOINLINE XyzzPoint<F> DoubleOutOfLine(const XyzzPoint<F>& a) {
+  return a.Double();
+}
+
+template <class F>
+inline constexpr bool kReduceOutOfLine = std::is_same_v<F, Fp2>;
+
+template <class F>
+CUZK_HD XyzzPoint<F> ReduceAdd(const XyzzPoint<F>& a, const XyzzPoint<F>& b) {
+  if constexpr (kReduceOutOfLine<F>) {
+    return AddOutOfLine(a, b);
+  } else {
+    return a + b;
+  }
+}
+
+template <class F>
+CUZK_HD XyzzPoint<F> ReduceDouble(const XyzzPoint<F>& a) {
+  if constexpr (kReduceOutOfLine<F>) {
+    return DoubleOutOfLine(a);
+  } else {
+    return a.Double();
+  }
+}
+
+// k P for a small k (double-and-add from the top bit).
+template <class F>
+CUZK_HD XyzzPoint<F> MulSmall(const XyzzPoint<F>& p, uint32_t k) {
+  XyzzPoint<F> acc = XyzzPoint<F>::Infinity();
+  for (int bit = 31; bit >= 0; --bit) {
+    if (!acc.IsInfinity()) acc = ReduceDouble(acc);
+    if ((k >> bit) & 1) acc = ReduceAdd(acc, p);
+  }
+  return acc;
+}
+
 // Step 4a at stride s for pair j: parts t = 2 s j and t + s.
 template <class F>
 CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials,
@@ -388,7 +439,7 @@ CUZK_HD void FixupTreeStep(size_t j, size_t stride, size_t chunks, uint32_t sent
   if (u >= chunks) return;
   const uint32_t key = partial_keys[t];
   if (key == sentinel || partial_keys[u] != key) return;
-  StorePoint(partials + t, LoadPoint(partials + t) + LoadPoint(partials + u));
+  StorePoint(partials + t, ReduceAdd(LoadPoint(partials + t), LoadPoint(partials + u)));
 }
 
 // Step 4b for chunk t of `chunks` (after every pass of 4a).
@@ -401,9 +452,9 @@ CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const XyzzPoi
   for (size_t i = t; i != 0;) {
     i += i & (~i + 1);  // the next block: i + lowbit(i)
     if (i >= chunks || partial_keys[i] != key) break;
-    sum = sum + LoadPoint(partials + i);
+    sum = ReduceAdd(sum, LoadPoint(partials + i));
   }
-  StorePoint(buckets + key, LoadPoint(buckets + key) + sum);
+  StorePoint(buckets + key, ReduceAdd(LoadPoint(buckets + key), sum));
 }
 
 // Strides of the 4a passes: 1, 2, 4, ... below chunks.
@@ -411,17 +462,6 @@ inline uint32_t FixupTreePasses(size_t chunks) {
   uint32_t passes = 0;
   for (size_t stride = 1; stride < chunks; stride *= 2) ++passes;
   return passes;
-}
-
-// k P for a small k (double-and-add from the top bit).
-template <class F>
-CUZK_HD XyzzPoint<F> MulSmall(const XyzzPoint<F>& p, uint32_t k) {
-  XyzzPoint<F> acc = XyzzPoint<F>::Infinity();
-  for (int bit = 31; bit >= 0; --bit) {
-    if (!acc.IsInfinity()) acc = acc.Double();
-    if ((k >> bit) & 1) acc = acc + p;
-  }
-  return acc;
 }
 
 // Step 5 for thread t = window * segments + s (segment_len divides buckets).
@@ -434,10 +474,10 @@ CUZK_HD void SegmentStep(size_t t, const Layout& layout, uint32_t segment_len, c
   const XyzzPoint<F>* b = buckets + size_t(w) * layout.buckets + lo;
   XyzzPoint<F> running = XyzzPoint<F>::Infinity(), total = XyzzPoint<F>::Infinity();
   for (uint32_t j = segment_len; j-- > 0;) {
-    running = running + LoadPoint(b + j);
-    total = total + running;
+    running = ReduceAdd(running, LoadPoint(b + j));
+    total = ReduceAdd(total, running);
   }
-  StorePoint(out + t, lo == 0 ? total : total + MulSmall(running, lo));
+  StorePoint(out + t, lo == 0 ? total : ReduceAdd(total, MulSmall(running, lo)));
 }
 
 // Step 6 for thread t = window * out_per_window + g: the sum of in[window
@@ -449,7 +489,7 @@ CUZK_HD void GroupSumStep(size_t t, uint32_t in_per_window, uint32_t group, cons
   const uint32_t lo = g * group, hi = lo + group < in_per_window ? lo + group : in_per_window;
   const XyzzPoint<F>* src = in + size_t(w) * in_per_window;
   XyzzPoint<F> sum = LoadPoint(src + lo);
-  for (uint32_t k = lo + 1; k < hi; ++k) sum = sum + LoadPoint(src + k);
+  for (uint32_t k = lo + 1; k < hi; ++k) sum = ReduceAdd(sum, LoadPoint(src + k));
   StorePoint(out + t, sum);
 }
 

@@ -5,7 +5,7 @@
 //   Witness       witness-only synthesis (WitnessCS): the same gadget code,
 //                 Enforce and names compiled away
 //   EvaluateAbc   a, b, c = A·z, B·z, C·z, padded to m, plus the satisfaction check
-//   ProveStart    H (7 NTTs of size m) and the G1 MSMs (A, B_g1, L, H)
+//   ProveStart    H (6 NTTs of size m) and the G1 MSMs (A, B_g1, L, H)
 //   ProveFinish   the G2 MSM (B) and the assembly
 //   Prove         EvaluateAbc + ProveStart + ProveFinish (from a witness)
 // The key comes from a local setup run once per size on first use (not timed;

@@ -7,11 +7,15 @@
 // is proven satisfies every row of the compiled circuit. The proof also
 // survives the 192-byte encoding and the key the .vk/.params file round trip.
 // The slow build (tests/snap_slow) adds the 2 KiB sector, in-process and once
-// more through the user's commands: cuzk-cli snap gen-vanilla, check, setup,
-// prove and verify (exit codes; each commitment of commitments.json changed).
+// more through the user's commands: cuzk-cli snap gen-vanilla, check, prove
+// and verify (exit codes; each commitment of commitments.json changed).
 //
 // Cost: the circuit is 2^21 rows for 1 and 2 KiB alike, so the setup (2^21 - 1
 // h points plus one l/a/b point per variable) dominates; times are printed.
+// The 2 KiB tests read the parameters of the daemon tests' fixture
+// (CUZK_SNAP_PARAMS_FIXTURE: made once a run by `cuzk-cli snap setup`, ~150 s
+// on one core) instead of two more setups of their own; the in-process setup
+// is the 1 KiB test's. Without the daemon in the build they run their own.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -51,7 +55,21 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void RunEndToEnd(uint64_t sector_bytes, uint64_t seed) {
+// The one file with this extension in `dir` (the fixture's parameters).
+std::filesystem::path OnlyFileWithExtension(const std::filesystem::path& dir, const std::string& ext) {
+  std::vector<std::filesystem::path> found;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ext) found.push_back(e.path());
+  }
+  if (found.size() != 1) {
+    throw std::runtime_error("expected one " + ext + " file in " + dir.string() + ", found " +
+                             std::to_string(found.size()));
+  }
+  return found[0];
+}
+
+// params_dir: read the key from the .params file there; empty: run the setup.
+void RunEndToEnd(uint64_t sector_bytes, uint64_t seed, const std::string& params_dir = "") {
   auto t0 = std::chrono::steady_clock::now();
   TestSectorOptions opt;
   opt.sector_bytes = sector_bytes;
@@ -67,8 +85,11 @@ void RunEndToEnd(uint64_t sector_bytes, uint64_t seed) {
   ASSERT_EQ(circuit.num_inputs, 5u);
 
   t0 = std::chrono::steady_clock::now();
-  groth16::ProvingKey pk = groth16::GenerateParameters(circuit);
-  std::printf("  setup %.2f s (domain %llu)\n", SecondsSince(t0), (unsigned long long)pk.domain_size());
+  groth16::ProvingKey pk = params_dir.empty() ? groth16::GenerateParameters(circuit)
+                                              : groth16::ReadParamsForCircuit(
+                                                    OnlyFileWithExtension(params_dir, ".params").string(), circuit);
+  std::printf("  %s %.2f s (domain %llu)\n", params_dir.empty() ? "setup" : "fixture's .params read", SecondsSince(t0),
+              (unsigned long long)pk.domain_size());
   EXPECT_EQ(pk.vk.ic.size(), 5u);
   EXPECT_EQ(groth16::SerializeVerifyingKey(pk.vk).size(), 1348u);  // spec section 9
 
@@ -139,10 +160,17 @@ TEST(SnapE2E, OneKiBSectorProvesAndVerifies) { RunEndToEnd(1024, 21); }
 
 // tests/snap_slow (ctest -L slow): the production 2 KiB shape.
 #ifdef CUZK_SNAP_SLOW_TESTS
-TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22); }
+#ifdef CUZK_SNAP_PARAMS_FIXTURE
+const std::string kParamsFixture = CUZK_SNAP_PARAMS_FIXTURE;
+#else
+const std::string kParamsFixture;
+#endif
+
+TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22, kParamsFixture); }
 
 // The same 2 KiB flow as a user runs it, through cuzk-cli (next to this executable in <build>/bin):
-// gen-vanilla, check (no proving), setup (bellperson .params/.vk), prove, verify; then verify and check
+// gen-vanilla, check (no proving), setup (bellperson .params/.vk; the fixture's when there is one: the
+// same command, run once for every test of the run), prove, verify; then verify and check
 // again with each commitment of commitments.json changed in turn: verify must say invalid (exit 1),
 // check must refuse the witness (non-zero exit).
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
@@ -160,7 +188,8 @@ int RunCli(const std::string& args, std::string* out) {
 TEST(SnapSlowE2E, TwoKiBSectorThroughCuzkCli) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / ("snap_cli_e2e_" + std::to_string(::getpid()));
-  const fs::path sector = root / "s2k", params = root / "params", proof = root / "s2k.proof";
+  const fs::path sector = root / "s2k", proof = root / "s2k.proof";
+  const fs::path params = kParamsFixture.empty() ? root / "params" : fs::path(kParamsFixture);
   fs::create_directories(root);
   std::string out;
   ASSERT_EQ(RunCli("snap gen-vanilla --sector-size 2KiB --seed 23 --out " + Quote(sector.string()), &out), 0) << out;
@@ -168,7 +197,9 @@ TEST(SnapSlowE2E, TwoKiBSectorThroughCuzkCli) {
     ASSERT_TRUE(fs::exists(sector / f)) << f;
   }
   ASSERT_EQ(RunCli("snap check --dir " + Quote(sector.string()), &out), 0) << out;
-  ASSERT_EQ(RunCli("snap setup --sector-size 2KiB --param-cache " + Quote(params.string()), &out), 0) << out;
+  if (kParamsFixture.empty()) {
+    ASSERT_EQ(RunCli("snap setup --sector-size 2KiB --param-cache " + Quote(params.string()), &out), 0) << out;
+  }
   ASSERT_EQ(RunCli("snap prove --dir " + Quote(sector.string()) + " --param-cache " + Quote(params.string()) +
                        " --out " + Quote(proof.string()),
                    &out),

@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "cuda/groth16/cuda_backend.hpp"
+#include "cuda/groth16/h_kernels.hpp"
+#include "cuda/runtime/device_buffer.hpp"
 #include "engine/circuits/synthetic/synthetic_circuit.hpp"
 #include "engine/groth16/cpu_backend.hpp"
+#include "engine/groth16/h_polynomial.hpp"
 #include "engine/groth16/proof_encoding.hpp"
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
@@ -61,6 +64,41 @@ TEST(Groth16GpuTest, SameProofAsCpuForTheSameBlinding) {
     ExpectSameProof(gpu, MakeKeyed(log_size, HQueryForm::kBellperson), rng(), rng);
   }
   ExpectSameProof(gpu, MakeKeyed(11, HQueryForm::kSnarkjsOddCoset), rng(), rng);
+}
+
+// The device's six-NTT H (h_kernels.hpp) against the CPU's bellperson H and
+// the device's seven-NTT order on random a, b, c: the identity it rests on
+// holds for any vectors, not only satisfied ones, so random inputs test all
+// of it (the m-th coefficient, which bellperson drops, included).
+TEST(Groth16GpuTest, SixNttHMatchesTheCpuOnRandomVectors) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  NttEngine ntt(0);
+  Stream stream;
+  for (unsigned log_m : {1u, 2u, 5u, 10u, 13u, 17u, 20u}) {
+    const size_t m = size_t(1) << log_m;
+    std::vector<ff::Fr> abc[3];
+    DeviceBuffer<ff::Fr> six[3], seven[3];
+    for (int k = 0; k < 3; ++k) {
+      abc[k].resize(m);
+      for (auto& x : abc[k]) x = ff::Fr::Random(rng);
+      six[k] = DeviceBuffer<ff::Fr>(m);
+      seven[k] = DeviceBuffer<ff::Fr>(m);
+      six[k].CopyFromHost(abc[k], stream);
+      seven[k].CopyFromHost(abc[k], stream);
+      EnqueueHTransform(ntt, k, six[k].data(), m, stream);
+    }
+    EnqueueHCombine(ntt, six[0].data(), six[1].data(), six[2].data(), m, stream);
+    EnqueueHSevenNtts(ntt, seven[0].data(), seven[1].data(), seven[2].data(), m, stream);
+    std::vector<ff::Fr> got(m), reference(m);
+    six[0].CopyToHost(got, stream);
+    seven[0].CopyToHost(reference, stream);
+    stream.Synchronize();
+    const std::vector<ff::Fr> want = ComputeHScalars(HQueryForm::kBellperson, abc[0], abc[1], abc[2]);
+    ASSERT_EQ(want.size(), m - 1);
+    for (size_t i = 0; i < m - 1; ++i) ASSERT_EQ(got[i], want[i]) << "log_m=" << log_m << " i=" << i;
+    EXPECT_EQ(got, reference) << "log_m=" << log_m;
+  }
 }
 
 TEST(Groth16GpuTest, KeysAlternateOnOneBackend) {

@@ -38,6 +38,7 @@ int Usage() {
       "                          [--cpu-check-max-log 20] [--chunk-points 1024] [--zeros-permille 0]\n"
       "                          [--ones-permille 0] [--split-ones 1,0] [--batch 0,16] [--streamed 1] [--warmups 2]\n"
       "                          [--repeats 5] [--seed N]\n"
+      "       cuzk-gpu-bench h [--log-sizes 24,27] [--cpu-check-max-log 20] [--warmups 2] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--cpu-check-max-log 26]\n"
       "                          [--warmups 2] [--repeats 5] [--seed N]\n");
   return 2;
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     if (cmd == "field") return cuzk::gpubench::RunField(args);
     if (cmd == "ntt") return cuzk::gpubench::RunNtt(args);
     if (cmd == "msm") return cuzk::gpubench::RunMsm(args);
+    if (cmd == "h") return cuzk::gpubench::RunH(args);
     if (cmd == "kernels") return cuzk::gpubench::RunKernels(args);
     return Usage();
   } catch (const std::exception& e) {

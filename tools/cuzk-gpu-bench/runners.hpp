@@ -10,6 +10,7 @@ namespace cuzk::gpubench {
 int RunField(const Args& args);                            // field_bench.cpp
 int RunNtt(const Args& args, Summary* summary = nullptr);  // ntt_bench.cpp
 int RunMsm(const Args& args, Summary* summary = nullptr);  // msm_bench.cpp
+int RunH(const Args& args);                                // h_bench.cpp: six NTTs against seven
 // NTT, G1 and G2 MSM at the given sizes, each checked against the CPU
 // backend, and H2D bandwidth from pinned memory; ends with one table.
 int RunKernels(const Args& args);  // kernels_bench.cpp

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One device-tool call: Groth16's H in six NTTs against bellperson's seven
+# (cuzk-gpu-bench h, same run, results equal and CPU-checked), and the G2
+# MSM with its reduction additions out of line (A = the build before, B =
+# after; alternating, every result checked), after B's GPU tests.
+#   OUT=$OUT bash tools/gpu-host/h_g2_run.sh A.tar.xz B.tar.xz
+# Each tarball holds one folder with cuzk-gpu-bench; B's also the GPU test
+# programs. Prints the tables last; all logs in $OUT/logs.tgz.
+set -uo pipefail
+a_tar=${1:?usage: h_g2_run.sh A.tar.xz B.tar.xz}
+b_tar=${2:?usage: h_g2_run.sh A.tar.xz B.tar.xz}
+out=${OUT:-/tmp/hg2}
+logs=$out/logs
+mkdir -p "$logs" /tmp/hg2-a /tmp/hg2-b
+tar -C /tmp/hg2-a -xJf "$a_tar" && tar -C /tmp/hg2-b -xJf "$b_tar"
+a=$(dirname "$(find /tmp/hg2-a -name cuzk-gpu-bench | head -n 1)")
+b=$(dirname "$(find /tmp/hg2-b -name cuzk-gpu-bench | head -n 1)")
+source "$(dirname "$0")/run_lib.sh"
+rows=()
+ROW_WIDTH=28
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$logs/nvidia-smi.txt"
+for t in groth16_gpu_test msm_gpu_test witness_only_gpu_test field_gpu_test point_gpu_test ntt_gpu_test abc_gpu_test; do
+  [[ -x $b/$t ]] && timed "B-$t" 240 "$logs/B-$t.log" "$b/$t"
+done
+timed B-field 120 "$logs/B-field.log" "$b/cuzk-gpu-bench" field --n 1048576
+timed B-h 240 "$logs/B-h.log" "$b/cuzk-gpu-bench" h --log-sizes 20,24,26,27 --repeats 5 --warmups 2
+common=(--repeats 5 --warmups 2 --cpu-check-max-log 16 --seed 7)
+for round in 1 2; do
+  for v in A B; do
+    bin=$a
+    [[ $v == B ]] && bin=$b
+    timed "$v-g2-r$round" 150 "$logs/$v-g2-r$round.log" "$bin/cuzk-gpu-bench" msm --curve g2 --log-sizes 20,22 "${common[@]}"
+    timed "$v-g2w-r$round" 150 "$logs/$v-g2w-r$round.log" "$bin/cuzk-gpu-bench" msm --curve g2 --log-sizes 24 \
+      --zeros-permille 490 --ones-permille 490 --density-permille 300 "${common[@]}"
+  done
+done
+tar -C "$out" -czf "$out/logs.tgz" logs
+echo "== B-h.log"; grep -E '^\| |overall' "$logs/B-h.log"
+for f in "$logs"/[AB]-g2*.log; do
+  echo "== $(basename "$f")"
+  grep -E '^\| [0-9]|^\| (G1|G2)|overall|FAIL' "$f"
+done
+echo "== B-field.log: $(grep -cE 'PASS' "$logs/B-field.log") PASS, $(grep -cE 'FAIL' "$logs/B-field.log") FAIL"
+for f in "$logs"/B-*_test.log; do echo "== $(basename "$f"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$f" | tr '\n' ' ')"; done
+printf '%s\n' "${rows[@]}"
