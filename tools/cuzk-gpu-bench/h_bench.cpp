@@ -87,7 +87,8 @@ int RunH(const Args& args) {
     std::string check = six == seven ? "six=seven:PASS" : "six=seven:FAIL";
     bool ok = six == seven;
     if (log_m <= cpu_max) {
-      const std::vector<ff::Fr> cpu = groth16::ComputeHScalars(groth16::HQueryForm::kBellperson, abc[0], abc[1], abc[2]);
+      const std::vector<ff::Fr> cpu =
+          groth16::ComputeHScalars(groth16::HQueryForm::kBellperson, abc[0], abc[1], abc[2]);
       const bool same = std::equal(cpu.begin(), cpu.end(), six.begin());
       check += same ? " cpu:PASS" : " cpu:FAIL";
       ok &= same;
