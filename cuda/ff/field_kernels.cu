@@ -85,9 +85,9 @@ void Elementwise(FieldOp op, std::span<const H> a, std::span<const H> b, std::sp
 }
 
 // The median time of `repeats` launches (after one warm-up) of a chain
-// kernel (seeds, out, rounds) over blocks x threads, each thread starting
-// from a different square of 1024 fixed seeds. `ops_per_round`: the operations
-// one round of one thread counts as.
+// kernel (seeds, out, rounds) over blocks x threads; the kernels start their
+// chains from 1024 fixed squares, indexed by thread (modulo 1024).
+// `ops_per_round`: the operations one round of one thread counts as.
 template <class F, class H>
 MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), uint32_t blocks, uint32_t threads,
                                     uint32_t rounds, int repeats, double ops_per_round) {

@@ -13,14 +13,17 @@
 // Cost: the circuit is 2^21 rows for 1 and 2 KiB alike, so the setup (2^21 - 1
 // h points plus one l/a/b point per variable) dominates; times are printed.
 // The 2 KiB tests read the parameters of the daemon tests' fixture
-// (CUZK_SNAP_PARAMS_FIXTURE: made once a run by `cuzk-cli snap setup`, ~150 s
-// on one core) instead of two more setups of their own; the in-process setup
-// is the 1 KiB test's. Without the daemon in the build they run their own.
+// (tests/daemon/make_fixture.sh: `cuzk-cli snap setup`, ~150 s on one core,
+// run when a build tree has none yet, so on every clean build, CI's
+// included; later runs in the same tree reuse them, as the daemon tests do)
+// instead of two more setups of their own; the in-process setup is the 1 KiB
+// test's. Without the daemon in the build they run their own setups.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include <filesystem>
 #include <stdexcept>
@@ -55,19 +58,6 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The one file with this extension in `dir` (the fixture's parameters).
-std::filesystem::path OnlyFileWithExtension(const std::filesystem::path& dir, const std::string& ext) {
-  std::vector<std::filesystem::path> found;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ext) found.push_back(e.path());
-  }
-  if (found.size() != 1) {
-    throw std::runtime_error("expected one " + ext + " file in " + dir.string() + ", found " +
-                             std::to_string(found.size()));
-  }
-  return found[0];
-}
-
 // params_dir: read the key from the .params file there; empty: run the setup.
 void RunEndToEnd(uint64_t sector_bytes, uint64_t seed, const std::string& params_dir = "") {
   auto t0 = std::chrono::steady_clock::now();
@@ -85,9 +75,10 @@ void RunEndToEnd(uint64_t sector_bytes, uint64_t seed, const std::string& params
   ASSERT_EQ(circuit.num_inputs, 5u);
 
   t0 = std::chrono::steady_clock::now();
-  groth16::ProvingKey pk = params_dir.empty() ? groth16::GenerateParameters(circuit)
-                                              : groth16::ReadParamsForCircuit(
-                                                    OnlyFileWithExtension(params_dir, ".params").string(), circuit);
+  groth16::ProvingKey pk =
+      params_dir.empty()
+          ? groth16::GenerateParameters(circuit)
+          : groth16::ReadParamsForCircuit(params_dir + "/" + EmptySectorUpdateParamsStem(shape) + ".params", circuit);
   std::printf("  %s %.2f s (domain %llu)\n", params_dir.empty() ? "setup" : "fixture's .params read", SecondsSince(t0),
               (unsigned long long)pk.domain_size());
   EXPECT_EQ(pk.vk.ic.size(), 5u);
@@ -160,13 +151,26 @@ TEST(SnapE2E, OneKiBSectorProvesAndVerifies) { RunEndToEnd(1024, 21); }
 
 // tests/snap_slow (ctest -L slow): the production 2 KiB shape.
 #ifdef CUZK_SNAP_SLOW_TESTS
+// The fixture's parameter folder: CUZK_DAEMON_FIXTURE_DIR/params when the
+// environment names a fixture (as for the daemon tests, which also run from
+// a bundle without the build tree), else the build's; empty without one.
+std::string ParamsFixture() {
+  std::string dir;
+  if (const char* env = std::getenv("CUZK_DAEMON_FIXTURE_DIR"); env && *env) {
+    dir = std::string(env) + "/params";
+  } else {
 #ifdef CUZK_SNAP_PARAMS_FIXTURE
-const std::string kParamsFixture = CUZK_SNAP_PARAMS_FIXTURE;
-#else
-const std::string kParamsFixture;
+    dir = CUZK_SNAP_PARAMS_FIXTURE;
 #endif
+  }
+  if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+    throw std::runtime_error("no parameter fixture at " + dir +
+                             " (ctest makes it: ctest -R daemon_fixture, or set CUZK_DAEMON_FIXTURE_DIR)");
+  }
+  return dir;
+}
 
-TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22, kParamsFixture); }
+TEST(SnapSlowE2E, TwoKiBSectorProvesAndVerifies) { RunEndToEnd(2048, 22, ParamsFixture()); }
 
 // The same 2 KiB flow as a user runs it, through cuzk-cli (next to this executable in <build>/bin):
 // gen-vanilla, check (no proving), setup (bellperson .params/.vk; the fixture's when there is one: the
@@ -189,7 +193,8 @@ TEST(SnapSlowE2E, TwoKiBSectorThroughCuzkCli) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / ("snap_cli_e2e_" + std::to_string(::getpid()));
   const fs::path sector = root / "s2k", proof = root / "s2k.proof";
-  const fs::path params = kParamsFixture.empty() ? root / "params" : fs::path(kParamsFixture);
+  const std::string fixture = ParamsFixture();
+  const fs::path params = fixture.empty() ? root / "params" : fs::path(fixture);
   fs::create_directories(root);
   std::string out;
   ASSERT_EQ(RunCli("snap gen-vanilla --sector-size 2KiB --seed 23 --out " + Quote(sector.string()), &out), 0) << out;
@@ -197,7 +202,7 @@ TEST(SnapSlowE2E, TwoKiBSectorThroughCuzkCli) {
     ASSERT_TRUE(fs::exists(sector / f)) << f;
   }
   ASSERT_EQ(RunCli("snap check --dir " + Quote(sector.string()), &out), 0) << out;
-  if (kParamsFixture.empty()) {
+  if (fixture.empty()) {
     ASSERT_EQ(RunCli("snap setup --sector-size 2KiB --param-cache " + Quote(params.string()), &out), 0) << out;
   }
   ASSERT_EQ(RunCli("snap prove --dir " + Quote(sector.string()) + " --param-cache " + Quote(params.string()) +

@@ -66,10 +66,12 @@ TEST(Groth16GpuTest, SameProofAsCpuForTheSameBlinding) {
   ExpectSameProof(gpu, MakeKeyed(11, HQueryForm::kSnarkjsOddCoset), rng(), rng);
 }
 
-// The device's six-NTT H (h_kernels.hpp) against the CPU's bellperson H and
-// the device's seven-NTT order on random a, b, c: the identity it rests on
-// holds for any vectors, not only satisfied ones, so random inputs test all
-// of it (the m-th coefficient, which bellperson drops, included).
+// The device's six-NTT H (h_kernels.hpp) against the CPU's bellperson H (the
+// m - 1 coefficients a key uses) and the device's seven-NTT order (all m) on
+// random a, b, c: the identity it rests on holds for any vectors, not only
+// satisfied ones, so random inputs test all of it. One stream here; the
+// backend's three-stream order is covered by the proofs of
+// SameProofAsCpuForTheSameBlinding.
 TEST(Groth16GpuTest, SixNttHMatchesTheCpuOnRandomVectors) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
