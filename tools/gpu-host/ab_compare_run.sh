@@ -11,11 +11,9 @@ a_tar=${1:?usage: ab_compare_run.sh A.tar.xz B.tar.xz}
 b_tar=${2:?usage: ab_compare_run.sh A.tar.xz B.tar.xz}
 out=${OUT:-/tmp/ab}
 logs=$out/logs
-mkdir -p "$logs" /tmp/ab-a /tmp/ab-b
-tar -C /tmp/ab-a -xJf "$a_tar" && tar -C /tmp/ab-b -xJf "$b_tar"
-a=$(dirname "$(find /tmp/ab-a -name cuzk-gpu-bench | head -n 1)")
-b=$(dirname "$(find /tmp/ab-b -name cuzk-gpu-bench | head -n 1)")
+mkdir -p "$logs"
 source "$(dirname "$0")/run_lib.sh"
+a=$(unpack_bench "$a_tar" /tmp/ab-a) && b=$(unpack_bench "$b_tar" /tmp/ab-b) || exit 2
 rows=()
 ROW_WIDTH=24
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$logs/nvidia-smi.txt"

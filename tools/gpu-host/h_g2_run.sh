@@ -11,11 +11,9 @@ a_tar=${1:?usage: h_g2_run.sh A.tar.xz B.tar.xz}
 b_tar=${2:?usage: h_g2_run.sh A.tar.xz B.tar.xz}
 out=${OUT:-/tmp/hg2}
 logs=$out/logs
-mkdir -p "$logs" /tmp/hg2-a /tmp/hg2-b
-tar -C /tmp/hg2-a -xJf "$a_tar" && tar -C /tmp/hg2-b -xJf "$b_tar"
-a=$(dirname "$(find /tmp/hg2-a -name cuzk-gpu-bench | head -n 1)")
-b=$(dirname "$(find /tmp/hg2-b -name cuzk-gpu-bench | head -n 1)")
+mkdir -p "$logs"
 source "$(dirname "$0")/run_lib.sh"
+a=$(unpack_bench "$a_tar" /tmp/hg2-a) && b=$(unpack_bench "$b_tar" /tmp/hg2-b) || exit 2
 rows=()
 ROW_WIDTH=28
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$logs/nvidia-smi.txt"

@@ -1,5 +1,5 @@
 # Shared by the device-tool run scripts of this folder (cold_start_run.sh,
-# lanes_run.sh): the summary table and the step medians. Sourced, not run.
+# lanes_run.sh, the A/B scripts): the summary table and the step medians. Sourced, not run.
 # The caller sets ROW_WIDTH (the first column's width) and keeps rows=().
 
 # row NAME RESULT TIME [NOTE]: one line of the summary table printed last.
@@ -16,6 +16,12 @@ timed() {
   rc=$?
   row "$name" "$([[ $rc == 0 ]] && echo ok || echo "rc=$rc")" "$(since "$t0")s" "$(basename "$log")"
   return $rc
+}
+# unpack_bench TARBALL DIR: extracts TARBALL (.tar.xz) into DIR and prints the
+# folder in it that holds cuzk-gpu-bench (the A/B scripts' binaries).
+unpack_bench() {
+  mkdir -p "$2" && tar -C "$2" -xJf "$1" || return 1
+  dirname "$(find "$2" -name cuzk-gpu-bench | head -n 1)"
 }
 # The resident and peak memory of process PID, one line.
 rss() { grep -E 'VmRSS|VmHWM' "/proc/$1/status" | tr -s ' \t' ' ' | paste -sd' '; }
