@@ -6,8 +6,12 @@
 // a Groth16 witness (mostly 0 and 1, a few random), then one aux output w_r
 // per constraint r. Row r: A and B take a few terms over the inputs, the
 // free aux and earlier outputs; C = k w_r + (a few such terms), and w_r is
-// solved so that the row holds. Coefficients are drawn as in SnapDeals
-// (mostly +-1 and powers of two) plus a share of random ones.
+// solved so that the row holds. Every free aux f also appears in C of row
+// f mod constraints: a variable in no row has an identity L point, which the
+// setup refuses (as bellperson does), so a circuit that left one out by
+// chance made a test fail for one seed in a few hundred. Coefficients are
+// drawn as in SnapDeals (mostly +-1 and powers of two) plus a share of
+// random ones.
 // BreakRow(j) changes w_j, so row j is the first that fails (later rows may
 // fail too).
 #include <algorithm>
@@ -74,21 +78,24 @@ inline RandomCircuit MakeRandomCircuit(const RandomCircuitParams& p, std::mt1993
   z[0] = ff::Fr::One();
   for (uint64_t v = 1; v < cc.num_inputs + p.free_aux; ++v) z[v] = RandomWitnessValue(rng);
   const uint64_t first_output = cc.num_inputs + p.free_aux;
-  // A term over the variables known before row r: inputs, free aux, outputs < r.
+  auto add_term = [&](r1cs::CsrMatrix& m, uint32_t col, ff::Fr& value) {
+    const ff::Fr k = RandomCoefficient(rng, p.random_coeff_share);
+    m.columns.push_back(col);
+    m.values.push_back(k);
+    value += k * z[col];
+  };
+  // Terms over the variables known before row r: inputs, free aux, outputs < r.
   auto add_terms = [&](r1cs::CsrMatrix& m, uint64_t r, uint32_t terms, ff::Fr& value) {
     const uint64_t known = first_output + r;
-    const size_t row_begin = m.columns.size();
-    for (uint32_t t = 0; t < terms && t < known; ++t) {
+    const size_t row_begin = m.row_offsets.empty() ? 0 : size_t(m.row_offsets.back());
+    for (uint32_t t = 0; t < terms && m.columns.size() - row_begin < known; ++t) {
       // Distinct columns in a row: a repeated one could cancel (+1 and -1),
       // leaving a dense variable whose A or B polynomial is 0, which the setup refuses.
       uint32_t col = 0;
       do {
         col = uint32_t(rng() % known);
       } while (std::find(m.columns.begin() + row_begin, m.columns.end(), col) != m.columns.end());
-      const ff::Fr k = RandomCoefficient(rng, p.random_coeff_share);
-      m.columns.push_back(col);
-      m.values.push_back(k);
-      value += k * z[col];
+      add_term(m, col, value);
     }
   };
   for (uint64_t r = 0; r < p.constraints; ++r) {
@@ -101,6 +108,7 @@ inline RandomCircuit MakeRandomCircuit(const RandomCircuitParams& p, std::mt1993
     const uint64_t w = first_output + r;
     cc.c.columns.push_back(uint32_t(w));
     cc.c.values.push_back(k);
+    for (uint64_t f = r; f < p.free_aux; f += p.constraints) add_term(cc.c, uint32_t(cc.num_inputs + f), c_rest);
     add_terms(cc.c, r, uint32_t(rng() % p.max_terms), c_rest);
     z[w] = (a * b - c_rest) * k.Inverse();
     for (r1cs::CsrMatrix* m : {&cc.a, &cc.b, &cc.c}) m->row_offsets.push_back(m->columns.size());
