@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <future>
@@ -18,6 +19,7 @@
 #include "engine/groth16/params_io.hpp"
 #include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
+#include "engine/util/fault_in.hpp"
 
 namespace cuzk::groth16 {
 namespace {
@@ -70,8 +72,8 @@ void AddPoints(util::CacheWriter& w, std::string_view name, const std::vector<Po
 }
 
 template <class Point>
-void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t count, unsigned threads,
-                std::vector<Point>& points) {
+void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t count, const KeyImageReadOptions& o,
+                std::vector<Point>& points, KeyImageReadStats::Section* times) {
   constexpr uint64_t kBytes = sizeof(Point);
   // Sized from the section before anything is allocated from `count`.
   const util::CacheSection& s = r.Section(name);
@@ -79,9 +81,11 @@ void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t coun
     throw util::CacheError(r.path() + ": section " + std::string(name) + " does not hold " + std::to_string(count) +
                            " points");
   }
-  points.resize(size_t(count));
+  const auto t0 = std::chrono::steady_clock::now();
+  util::ResizeFaultedIn(points, size_t(count), o.threads, o.fault_in);
+  const auto t1 = std::chrono::steady_clock::now();
   std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(points.data()), size_t(s.bytes));
-  r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> chunk) {
+  r.ReadSection(name, dest, o.threads, [&](uint64_t offset, std::span<const uint8_t> chunk) {
     // The flag bytes that fall in this chunk.
     const uint64_t end = offset + chunk.size();
     for (uint64_t i = offset > kFlagAt<Point> ? (offset - kFlagAt<Point> + kBytes - 1) / kBytes : 0;
@@ -92,6 +96,10 @@ void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t coun
       }
     }
   });
+  if (times) {
+    times->size_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    times->read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  }
 }
 
 uint64_t HeadTailDigest(int fd, uint64_t size, const std::string& path) {
@@ -155,6 +163,10 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
 }
 
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads) {
+  return ReadKeyImage(path, source, KeyImageReadOptions{.threads = threads});
+}
+
+ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImageReadOptions& options) {
   util::CacheReader r(path, kKind, source);
   const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
   ProvingKey pk;
@@ -164,15 +176,21 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threa
     throw util::CacheError(path + ": verifying key section: " + e.what());
   }
   pk.h_form = HQueryForm::kBellperson;
-  // The sections at the same time: sizing a vector writes every byte of it
-  // on one thread (value-initialised points, and the kernel zeroes each new
-  // page on first touch), which at 32 GiB (37 GB) took longer than the reads.
-  auto section = [&](std::string_view name, uint64_t count, auto& points) {
-    return std::async(std::launch::async,
-                      [&r, name, count, threads, &points] { ReadPoints(r, name, count, threads, points); });
+  // The sections at the same time, each sized with its pages faulted in on
+  // the reading threads (util::ResizeFaultedIn): a plain resize writes every
+  // byte of a section on one thread (value-initialised points, the kernel
+  // zeroing each new page on first touch), which at 32 GiB (37 GB) took
+  // longer than the reads.
+  KeyImageReadStats* st = options.stats;
+  auto section = [&](std::string_view name, uint64_t count, auto& points, KeyImageReadStats::Section* times) {
+    return std::async(std::launch::async, [&r, name, count, &options, &points, times] {
+      ReadPoints(r, name, count, options, points, times);
+    });
   };
-  std::future<void> parts[] = {section("h", meta.h, pk.h), section("l", meta.l, pk.l), section("a", meta.a, pk.a),
-                               section("b_g1", meta.b, pk.b_g1), section("b_g2", meta.b, pk.b_g2)};
+  std::future<void> parts[] = {
+      section("h", meta.h, pk.h, st ? &st->h : nullptr), section("l", meta.l, pk.l, st ? &st->l : nullptr),
+      section("a", meta.a, pk.a, st ? &st->a : nullptr), section("b_g1", meta.b, pk.b_g1, st ? &st->b_g1 : nullptr),
+      section("b_g2", meta.b, pk.b_g2, st ? &st->b_g2 : nullptr)};
   for (auto& part : parts) part.get();  // rethrows the first failure (the futures wait for the rest)
   return pk;
 }

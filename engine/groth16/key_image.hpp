@@ -42,7 +42,26 @@ uint64_t ParamsFileSource(const std::string& params_path);
 uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t source,
                        const std::atomic<bool>* cancel = nullptr);
 
+// Where a read's time went, section by section (the sections are read at
+// the same time): sizing the vector (its pages faulted in) and reading the
+// bytes into it (digests and flag checks included).
+struct KeyImageReadStats {
+  struct Section {
+    double size_ms = 0, read_ms = 0;
+  };
+  Section h, l, a, b_g1, b_g2;
+};
+
+struct KeyImageReadOptions {
+  unsigned threads = 0;  // 0 = all hardware threads
+  // Fault each section's pages in on `threads` threads before sizing it
+  // (util::ResizeFaultedIn); false: a plain resize (the measured off switch).
+  bool fault_in = true;
+  KeyImageReadStats* stats = nullptr;  // filled when given
+};
+
 // util::CacheError when the image is missing, stale or damaged.
+ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImageReadOptions& options);
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads = 0);
 
 }  // namespace cuzk::groth16

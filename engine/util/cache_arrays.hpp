@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/util/cache_file.hpp"
+#include "engine/util/fault_in.hpp"
 
 namespace cuzk::util {
 
@@ -32,7 +33,7 @@ void ReadArraySection(const CacheReader& r, const std::string& name, uint64_t co
   if (count > s.bytes / sizeof(T) || s.bytes != count * sizeof(T)) {
     throw CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");
   }
-  v.resize(size_t(count));
+  ResizeFaultedIn(v, size_t(count), threads);  // pages faulted in on the reading threads, not on this one
   std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(v.data()), size_t(s.bytes));
   r.ReadSection(name, dest, threads, [&](uint64_t offset, std::span<const uint8_t> in) {
     // Chunks hold whole elements (kCacheChunkBytes is a multiple of sizeof(T)).

@@ -7,6 +7,7 @@
 //
 //   cuzk-bench load --param-cache /data/zk/params --sector-size 32GiB --image-dir /dev/shm/img --threads 16
 //   cuzk-bench load ... --steps raw,decode            (only some steps)
+//   cuzk-bench load ... --steps key-read --keep-images --no-fault-in   (a daemon's cache_dir as --image-dir)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@ struct LoadArgs {
   std::string steps = "raw,decode,key-write,key-read,compile,circuit-write,circuit-read";
   unsigned threads = 0;
   bool keep_images = false;
+  bool fault_in = true;  // key-read: pages faulted in on the reading threads (util::ResizeFaultedIn)
 };
 
 struct Row {
@@ -108,7 +110,13 @@ int RunLoad(const LoadArgs& a) {
   }
   if (steps.count("key-read") && !a.image_dir.empty() && fs::exists(key_image)) {
     groth16::ProvingKey read;
-    Time("key-read", fs::file_size(key_image), [&] { read = groth16::ReadKeyImage(key_image, source, a.threads); });
+    groth16::KeyImageReadStats st;
+    Time(a.fault_in ? "key-read" : "key-read-plain", fs::file_size(key_image), [&] {
+      read = groth16::ReadKeyImage(key_image, source, {.threads = a.threads, .fault_in = a.fault_in, .stats = &st});
+    });
+    std::printf("%-14s size/read ms: h %.0f/%.0f, l %.0f/%.0f, a %.0f/%.0f, b_g1 %.0f/%.0f, b_g2 %.0f/%.0f\n",
+                "key-sections", st.h.size_ms, st.h.read_ms, st.l.size_ms, st.l.read_ms, st.a.size_ms, st.a.read_ms,
+                st.b_g1.size_ms, st.b_g1.read_ms, st.b_g2.size_ms, st.b_g2.read_ms);
     if (!pk.h.empty() && !(read.h == pk.h && read.l == pk.l && read.a == pk.a && read.b_g2 == pk.b_g2)) {
       std::fprintf(stderr, "key image differs from the decoded key\n");
       return 1;
@@ -150,6 +158,8 @@ CommandRegistrar kLoad("load", [](CLI::App& app) {
   cmd->add_option("--steps", args->steps, "comma-separated subset")->capture_default_str();
   cmd->add_option("--threads", args->threads, "0 = all hardware threads")->capture_default_str();
   cmd->add_flag("--keep-images", args->keep_images, "leave the images in --image-dir");
+  cmd->add_flag("--no-fault-in{false}", args->fault_in,
+                "key-read: size each section with a plain resize (the off switch of util::ResizeFaultedIn)");
   cmd->callback([args] { CommandExitCode() = RunLoad(*args); });
 });
 
