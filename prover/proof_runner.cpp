@@ -100,12 +100,12 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
 
 ProofRunner::~ProofRunner() {
   Shutdown(std::chrono::steady_clock::now());
-  std::vector<std::thread> preparers;
+  std::vector<Preparer> preparers;
   {
     absl::MutexLock lock(&prepare_mu_);
     preparers.swap(preparers_);
   }
-  for (auto& t : preparers) t.join();
+  for (auto& p : preparers) p.thread.join();
   pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
 }
 
@@ -135,10 +135,18 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
   if (gpus.empty()) return;
   shared->running = gpus.size();
   absl::MutexLock lock(&prepare_mu_);
+  // The earlier loads' preparers that are done: joined now (a moment's wait
+  // at most: `done` is their last step).
+  std::erase_if(preparers_, [](Preparer& p) {
+    if (!p.done->load()) return false;
+    p.thread.join();
+    return true;
+  });
   for (const auto& [ordinal, backend] : gpus) {
     const int device = ordinal;  // plain variables: clang 14 cannot capture a structured binding
     cuda::CudaBackend* gpu = backend;
-    preparers_.emplace_back([gpu, device, params, circuit, shared, all_hold] {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread thread([gpu, device, params, circuit, shared, all_hold, done] {
       const auto t0 = std::chrono::steady_clock::now();
       try {
         gpu->Prepare(params->pk, circuit, circuit ? params->compact.get() : nullptr);
@@ -159,7 +167,9 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
       }
       if (shared->running.fetch_sub(1) == 1 && shared->all_hold && all_hold) all_hold(circuit != nullptr);
+      *done = true;
     });
+    preparers_.push_back({std::move(thread), std::move(done)});
   }
 #else
   (void)params;

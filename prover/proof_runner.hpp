@@ -25,6 +25,7 @@
 // Locking: mu_ guards the runner's records only; it is never held while
 // calling the pipeline or the observer, and the pipeline calls back without
 // its own locks held.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -203,7 +204,14 @@ class ProofRunner final : public JobCanceller {
   uint64_t next_key_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Mutex prepare_mu_;
-  std::vector<std::thread> preparers_ ABSL_GUARDED_BY(prepare_mu_);  // joined by the destructor
+  // One thread per device and load. A finished one is joined by the next
+  // PrepareDevices (a daemon that loads and evicts sets for months keeps
+  // only the running ones), the rest by the destructor.
+  struct Preparer {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Preparer> preparers_ ABSL_GUARDED_BY(prepare_mu_);
 
   std::unique_ptr<scheduler::Pipeline> pipeline_;  // last: destroyed (threads joined) first
 };
