@@ -142,6 +142,7 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
     p.thread.join();
     return true;
   });
+  preparers_.reserve(preparers_.size() + gpus.size());  // no throw between a thread's start and its push_back
   for (const auto& [ordinal, backend] : gpus) {
     const int device = ordinal;  // plain variables: clang 14 cannot capture a structured binding
     cuda::CudaBackend* gpu = backend;
