@@ -214,7 +214,9 @@ TEST(DaemonIntegration, SubmitThenAwaitVerifiesWhileBadRequestsAreRefused) {
 }
 
 TEST(DaemonIntegration, CancelQueuedAndRunningJobsAndPriorityOrder) {
-  DaemonProcess d("job_retention = \"2s\"");
+  // Job a must still run until its cancel on any machine (a GPU proves 2 KiB
+  // in well under a second); the delay ends on the cancel.
+  DaemonProcess d("job_retention = \"2s\"\n[testing]\nsynthesis_delay = \"60s\"\n");
   auto stub = d.Stub();
   const std::string a = MustSubmit(*stub, FixtureSnapRequest("a"));
   ASSERT_TRUE(WaitFor([&] { return InProgress(*stub) == 1; }, seconds(10)));

@@ -4,12 +4,8 @@
 // and an AwaitProof timeout_ms too large for a deadline is refused instead of
 // timing out at once, and ids that are too long or carry control characters
 // (a newline would forge log lines) are refused with a short message.
-#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -26,24 +22,19 @@ namespace {
 namespace v1 = cuzk::v1;
 using std::chrono::seconds;
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 TEST(DaemonLimits, ASecondDaemonOnTheSameTcpPortFailsToStart) {
-  const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
-  const std::string toml =
-      "[daemon]\nlisten = \"" + listen + "\"\nstatus_listen = \"\"\n[srs]\nparam_cache = \"" + ParamCache() + "\"\n";
-  DaemonProcess first(toml, /*with_defaults=*/false);
+  // The first daemon takes a port from the kernel (port 0) and names it on its
+  // READY line: a port found free beforehand could be taken by anyone before
+  // the daemon binds it.
+  auto config = [](const std::string& listen) {
+    return "[daemon]\nlisten = \"" + listen + "\"\nstatus_listen = \"\"\n[srs]\nparam_cache = \"" + ParamCache() +
+           "\"\n";
+  };
+  DaemonProcess first(config("127.0.0.1:0"), /*with_defaults=*/false);
+  const std::string listen = first.grpc_target();
+  ASSERT_EQ(listen.rfind("127.0.0.1:", 0), 0u) << "READY named no TCP address: \"" << listen << "\"";
+  ASSERT_NE(listen, "127.0.0.1:0");
+  const std::string toml = config(listen);
   const auto [code, log] = RunDaemonExpectingExit(toml, seconds(60));
   EXPECT_EQ(code, 1) << log;
   EXPECT_NE(log.find("cannot listen on " + listen), std::string::npos) << log;

@@ -175,7 +175,9 @@ void WaitUntilKnown(v1::ProvingEngine::Stub& stub, const std::string& id) {
 }
 
 TEST(DaemonRequests, AProveWhoseClientHangsUpCancelsItsJob) {
-  DaemonProcess d("");
+  // The job must still run at the hang-up on any machine (a GPU proves 2 KiB
+  // in well under a second); the delay ends on the cancel.
+  DaemonProcess d("[testing]\nsynthesis_delay = \"60s\"\n");
   auto stub = d.Stub();
   PendingProve p(*stub, "prove-hangup");
   WaitUntilKnown(*stub, "prove-hangup");
@@ -193,7 +195,9 @@ TEST(DaemonRequests, AProveWhoseClientHangsUpCancelsItsJob) {
 }
 
 TEST(DaemonRequests, AProveHungUpWhileAnAwaitHoldsTheJobLeavesItRunning) {
-  DaemonProcess d("");
+  // The job must still run through the hang-up and the counts on any machine
+  // (a GPU proves 2 KiB in well under a second); the delay ends on the cancel.
+  DaemonProcess d("[testing]\nsynthesis_delay = \"60s\"\n");
   auto stub = d.Stub();
   PendingProve p(*stub, "prove-held");
   WaitUntilKnown(*stub, "prove-held");

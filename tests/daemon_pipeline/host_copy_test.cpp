@@ -14,10 +14,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +28,7 @@
 #include "prover/host_copy.hpp"
 #include "prover/srs_registry.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/time_scale.hpp"
 
 namespace cuzk::prover {
 namespace {
@@ -201,23 +202,43 @@ TEST(HostCopy, UnloadHookRunsWhenTheLastHolderLetsGo) {
 // EvictSRS of a set being loaded is refused at once (the loading lease holds
 // it), not after the load: the refusal used to wait for the load lock, and
 // an EvictSRS call's deadline ran out behind a 2 KiB load on a busy machine.
+// The load hook (SetOnLoaded: called while the load lock is held) keeps the
+// load from ending until EvictSRS has answered, however fast the machine; it
+// lets go after 5 s at most, so an EvictSRS that waits for the load lock
+// answers late (and fails the test) instead of never.
 TEST(HostCopy, EvictDuringALoadIsRefusedAtOnce) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
   SrsRegistry srs(ParamDir(), 0);
-  SrsRegistry::Lease lease = srs.Acquire("snap-2k");
-  std::atomic<bool> loaded{false};
-  std::thread loader([&] {
-    lease.Get(nullptr);  // ~1-6 s for the 2 KiB set
-    loaded = true;
+  std::promise<bool> in_load;  // true: the hook runs (load lock held); false: the load failed
+  std::promise<void> answered;
+  std::shared_future<void> evict_answered = answered.get_future().share();
+  srs.SetOnLoaded([&](const std::string&, const std::shared_ptr<const LoadedParams>&) {
+    in_load.set_value(true);
+    evict_answered.wait_for(std::chrono::seconds(5));
   });
-  // Let the loader take the load lock first (the load itself takes seconds).
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const bool load_running_at_call = !loaded.load();
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_THROW(srs.Evict("snap-2k"), SrsInUseError);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+  std::string load_error;
+  std::thread loader([&] {
+    try {
+      lease.Get(nullptr);  // ~1-6 s for the 2 KiB set
+    } catch (const std::exception& e) {
+      load_error = e.what();
+      in_load.set_value(false);
+    }
+  });
+  std::future<bool> holding = in_load.get_future();
+  const bool load_running_at_call =
+      holding.wait_for(test::Scaled(std::chrono::seconds(300))) == std::future_status::ready && holding.get();
+  double ms = 0;
+  if (load_running_at_call) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_THROW(srs.Evict("snap-2k"), SrsInUseError);
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  answered.set_value();
   loader.join();
-  ASSERT_TRUE(load_running_at_call) << "the load was over before EvictSRS was called: nothing shown";
+  srs.SetOnLoaded(nullptr);
+  ASSERT_TRUE(load_running_at_call) << "the load never reached its end (load lock held): " << load_error;
   EXPECT_LT(ms, 500.0) << "EvictSRS waited for the load";
 }
 

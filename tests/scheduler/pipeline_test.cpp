@@ -491,7 +491,9 @@ TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
     Pipeline pipeline(FastConfig(&log, 8, 2), budget);
     for (int j = 0; j < 3; ++j) {
       auto w = std::make_shared<FakeWork>(uint8_t(j), PartitionBytes{10, 8});
-      w->gpu = 10ms;
+      // Long next to the 1 ms resolution of the TIMELINE lines and a thread's
+      // wake-up, so that those are a small part of the GPU span.
+      w->gpu = 40ms;
       pipeline.Submit({"j" + std::to_string(j), Priority::kNormal, 6, w, results.Callback()});
     }
     ASSERT_TRUE(results.WaitFor(3));
@@ -499,8 +501,12 @@ TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
   EXPECT_LE(budget.peak(), 25u);
   EXPECT_GE(budget.Stats().waited_grants, 1u);  // the budget really held dispatches back
   // From the TIMELINE lines alone: a GPU worker idle while a synthesized
-  // partition waited only for the moment a pickup takes (ms resolution; the
-  // machine may deschedule a thread, hence the slack).
+  // partition waited only for the moment a pickup takes. The lines carry
+  // whole milliseconds, so each hand-off (GPU_END, then GPU_PICKUP and
+  // GPU_START) can show up to 1 ms of idle that was not there: 1 ms per GPU
+  // item is allowed for that, and 20% of the span for a descheduled thread.
+  // A worker that really idles while work waits loses a GPU item's time
+  // (40 ms) or more per miss, which this bound (about 90 of 360 ms) catches.
   std::stringstream lines;
   {
     std::lock_guard lock(log.mu);
@@ -509,7 +515,7 @@ TEST(Pipeline, BudgetBackpressureNeverExceedsTheBudget) {
   const TimelineData d = ReadTimeline(lines);
   EXPECT_EQ(d.gpu.size(), 18u);
   std::printf("idle while pending %.0f ms of %.0f ms GPU span\n", d.idle_while_pending_ms, d.gpu_span_ms);
-  EXPECT_LE(d.idle_while_pending_ms, 0.2 * d.gpu_span_ms);
+  EXPECT_LE(d.idle_while_pending_ms, 0.2 * d.gpu_span_ms + 1.0 * double(d.gpu.size()));
   for (auto& [id, v] : results.by_id) EXPECT_EQ(v.at(0).outcome, JobOutcome::kCompleted) << id;
 }
 
