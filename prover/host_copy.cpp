@@ -10,8 +10,8 @@ namespace cuzk::prover {
 namespace {
 
 // The whole pages strictly between the first and the last element of v.
-template <class T>
-uint64_t ReleaseInterior(const std::vector<T>& v) {
+template <class T, class Alloc>
+uint64_t ReleaseInterior(const std::vector<T, Alloc>& v) {
   if (v.size() < 3) return 0;
   static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
   const uintptr_t data = reinterpret_cast<uintptr_t>(v.data());

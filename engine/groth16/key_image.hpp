@@ -43,7 +43,7 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
                        const std::atomic<bool>* cancel = nullptr);
 
 // Where a read's time went, section by section (the sections are read at
-// the same time): sizing the vector (its pages faulted in) and reading the
+// the same time): sizing the vector and reading the
 // bytes into it (digests and flag checks included).
 struct KeyImageReadStats {
   struct Section {
@@ -54,8 +54,10 @@ struct KeyImageReadStats {
 
 struct KeyImageReadOptions {
   unsigned threads = 0;  // 0 = all hardware threads
-  // Fault each section's pages in on `threads` threads before sizing it
-  // (util::ResizeFaultedIn); false: a plain resize (the measured off switch).
+  // Size each section without a pass over its memory, the reading threads
+  // faulting its pages in (util::OverwriteVector); false: every point
+  // value-initialised on one thread first, as a std::vector resize does
+  // (the measured off switch).
   bool fault_in = true;
   KeyImageReadStats* stats = nullptr;  // filled when given
 };

@@ -187,10 +187,10 @@ class Reader {
   // Reads a count, checks it against `expected` and against the bytes left,
   // and only then allocates and decodes.
   template <class Affine, size_t kSize, class Decode>
-  std::vector<Affine> Section(const std::string& section, std::optional<uint64_t> expected,
-                              const ec::DecodeOptions& opts, unsigned threads, Decode&& decode,
-                              const std::function<void(uint64_t)>& check_count = nullptr,
-                              const char* expected_from = "the circuit needs") {
+  util::OverwriteVector<Affine> Section(const std::string& section, std::optional<uint64_t> expected,
+                                        const ec::DecodeOptions& opts, unsigned threads, Decode&& decode,
+                                        const std::function<void(uint64_t)>& check_count = nullptr,
+                                        const char* expected_from = "the circuit needs") {
     const uint64_t count = U32(section);
     if (expected && count != *expected) {
       Fail(section, std::nullopt, "file has " + N(count) + " points, " + expected_from + " " + N(*expected));
@@ -202,7 +202,7 @@ class Reader {
                ", only " + N(remaining()) + " remain");
     }
     auto bytes = Take(size_t(count) * kSize, section, "the points");
-    std::vector<Affine> out(count);
+    util::OverwriteVector<Affine> out(count);  // every point decoded into it, on `threads` threads
     ec::BatchDecodeResult r = decode(bytes, ec::PointFormat::kUncompressed, std::span<Affine>(out), opts, threads);
     if (!r.ok()) Fail(section, r.index, std::string(ec::DecodeErrorMessage(r.error)));
     return out;
@@ -238,12 +238,13 @@ VerifyingKey ReadVk(Reader& rd, std::optional<uint64_t> expected_ic, unsigned th
   vk.gamma_g2 = g2("gamma_g2");
   vk.delta_g1 = g1("delta_g1");
   vk.delta_g2 = g2("delta_g2");
-  vk.ic = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>(
+  const G1Points ic = rd.Section<ec::G1Affine, ec::kG1UncompressedBytes>(
       "ic", expected_ic, strict, threads,
       [](auto&&... a) { return ec::DecodeG1Batch(std::forward<decltype(a)>(a)...); },
       [&](uint64_t n) {
         if (n == 0) rd.Fail("ic", std::nullopt, "a verifying key needs at least one IC point (for ONE)");
       });
+  vk.ic.assign(ic.begin(), ic.end());
   return vk;
 }
 

@@ -158,7 +158,7 @@ ProvingKey Generate(const r1cs::CompiledCircuit& circuit, const Randomness& t, c
   FixedBaseTable<ec::G1Curve> g1(ec::G1Affine::Generator(), FixedBaseWindowFor(g1_count), threads);
   FixedBaseTable<ec::G2Curve> g2(ec::G2Affine::Generator(), FixedBaseWindowFor(b_scalars.size()), threads);
   auto g1_batch = [&](const std::vector<Fr>& s) {
-    std::vector<ec::G1Affine> out(s.size());
+    G1Points out(s.size());  // every point written by the batch
     if (options.fixed_base) {
       options.fixed_base->MulBatchG1(g1, s, out);
     } else {
@@ -176,7 +176,8 @@ ProvingKey Generate(const r1cs::CompiledCircuit& circuit, const Randomness& t, c
   } else {
     g2.MulBatch(b_scalars, pk.b_g2, threads);
   }
-  pk.vk.ic = g1_batch(ic_scalars);
+  const G1Points ic = g1_batch(ic_scalars);
+  pk.vk.ic.assign(ic.begin(), ic.end());
   pk.vk.alpha_g1 = g1.Mul(t.alpha).ToAffine();
   pk.vk.beta_g1 = g1.Mul(t.beta).ToAffine();
   pk.vk.delta_g1 = g1.Mul(t.delta).ToAffine();

@@ -8,6 +8,7 @@
 #include "engine/ec/g1.hpp"
 #include "engine/ec/g2.hpp"
 #include "engine/msm/density_bitmap.hpp"
+#include "engine/util/overwrite_vector.hpp"
 
 namespace cuzk::groth16 {
 
@@ -52,14 +53,19 @@ struct VerifyingKey {
 //    scalars are P(x_j) itself: no division.
 enum class HQueryForm { kBellperson, kSnarkjsOddCoset };
 
+using G1Points = util::OverwriteVector<ec::G1Affine>;
+using G2Points = util::OverwriteVector<ec::G2Affine>;
+
 struct ProvingKey {
   VerifyingKey vk;
   HQueryForm h_form = HQueryForm::kBellperson;
-  std::vector<ec::G1Affine> h;              // bellperson: m - 1 points; snarkjs: m points
-  std::vector<ec::G1Affine> l;              // one per aux variable
-  std::vector<ec::G1Affine> a;              // one per set bit of a_density
-  std::vector<ec::G1Affine> b_g1;           // one per set bit of b_density
-  std::vector<ec::G2Affine> b_g2;           // one per set bit of b_density
+  // The points: tens of GB at 32 GiB, sized by readers that write every
+  // element next on many threads (OverwriteVector: resize writes nothing).
+  G1Points h;                               // bellperson: m - 1 points; snarkjs: m points
+  G1Points l;                               // one per aux variable
+  G1Points a;                               // one per set bit of a_density
+  G1Points b_g1;                            // one per set bit of b_density
+  G2Points b_g2;                            // one per set bit of b_density
   msm::DensityBitmap a_density, b_density;  // over all variables
 
   uint64_t num_inputs() const { return vk.ic.size(); }  // ONE included

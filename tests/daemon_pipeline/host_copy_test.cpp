@@ -36,8 +36,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempDir;
 
-template <class T>
-void Fill(std::vector<T>& v, size_t n, uint8_t byte) {
+template <class T, class A>
+void Fill(std::vector<T, A>& v, size_t n, uint8_t byte) {
   v.resize(n);
   std::memset(static_cast<void*>(v.data()), byte, n * sizeof(T));
 }
@@ -52,8 +52,8 @@ bool AllBytes(const T& x, uint8_t byte) {
 
 // The pages strictly between the first and last element, counted the
 // obvious way: every page-aligned address in (first end, last begin].
-template <class T>
-uint64_t InteriorPageBytes(const std::vector<T>& v) {
+template <class T, class A>
+uint64_t InteriorPageBytes(const std::vector<T, A>& v) {
   const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
   const uintptr_t first_end = reinterpret_cast<uintptr_t>(v.data()) + sizeof(T);
   const uintptr_t last_begin = reinterpret_cast<uintptr_t>(v.data()) + (v.size() - 1) * sizeof(T);

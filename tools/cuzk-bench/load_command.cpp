@@ -41,7 +41,7 @@ struct LoadArgs {
   std::string steps = "raw,decode,key-write,key-read,compile,circuit-write,circuit-read";
   unsigned threads = 0;
   bool keep_images = false;
-  bool fault_in = true;  // key-read: pages faulted in on the reading threads (util::ResizeFaultedIn)
+  bool fault_in = true;  // key-read: no sizing pass, the reading threads fault the pages in
 };
 
 struct Row {
@@ -158,8 +158,9 @@ CommandRegistrar kLoad("load", [](CLI::App& app) {
   cmd->add_option("--steps", args->steps, "comma-separated subset")->capture_default_str();
   cmd->add_option("--threads", args->threads, "0 = all hardware threads")->capture_default_str();
   cmd->add_flag("--keep-images", args->keep_images, "leave the images in --image-dir");
-  cmd->add_flag("--no-fault-in{false}", args->fault_in,
-                "key-read: size each section with a plain resize (the off switch of util::ResizeFaultedIn)");
+  cmd->add_flag(
+      "--no-fault-in{false}", args->fault_in,
+      "key-read: value-initialise every point on one thread before the reads (the old sizing, as an off switch)");
   cmd->callback([args] { CommandExitCode() = RunLoad(*args); });
 });
 

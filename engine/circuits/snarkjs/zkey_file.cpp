@@ -62,15 +62,15 @@ ec::G2Affine ReadG2(ByteReader& r, const char* what, bool allow_infinity) {
 // Checks the section length first, then decodes every point on `threads`
 // threads; the reported error is the lowest failing index.
 template <class Affine, class Decode>
-std::vector<Affine> DecodeSection(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
-                                  size_t point_bytes, bool check_subgroup, unsigned threads, Decode decode) {
+util::OverwriteVector<Affine> DecodeSection(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
+                                            size_t point_bytes, bool check_subgroup, unsigned threads, Decode decode) {
   std::span<const uint8_t> data = bin.Section(type, what);
   std::string context = bin.name() + ": section " + std::to_string(type) + " (" + what + ")";
   if (data.size() != count * point_bytes) {
     throw FormatError(context + ": " + std::to_string(data.size()) + " bytes, expected " + std::to_string(count) +
                       " points x " + std::to_string(point_bytes) + " = " + std::to_string(count * point_bytes));
   }
-  std::vector<Affine> out(count);
+  util::OverwriteVector<Affine> out(count);  // every point decoded into it below (or the section refused)
   std::mutex mu;
   size_t bad_index = SIZE_MAX;
   PointError bad_error = PointError::kOk;
@@ -88,19 +88,19 @@ std::vector<Affine> DecodeSection(const BinFile& bin, uint32_t type, const char*
   return out;
 }
 
-std::vector<ec::G1Affine> DecodeG1Section(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
-                                          const ZkeyReadOptions& o) {
+groth16::G1Points DecodeG1Section(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
+                                  const ZkeyReadOptions& o) {
   return DecodeSection<ec::G1Affine>(bin, type, what, count, kG1LemBytes, o.check_subgroup, o.threads, G1FromLem);
 }
 
-std::vector<ec::G2Affine> DecodeG2Section(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
-                                          const ZkeyReadOptions& o) {
+groth16::G2Points DecodeG2Section(const BinFile& bin, uint32_t type, const char* what, uint64_t count,
+                                  const ZkeyReadOptions& o) {
   return DecodeSection<ec::G2Affine>(bin, type, what, count, kG2LemBytes, o.check_subgroup, o.threads, G2FromLem);
 }
 
 // Keeps the non-infinity points and records which variables they belong to.
-template <class Affine>
-void Compact(std::vector<Affine>& all, msm::DensityBitmap& density) {
+template <class Points>
+void Compact(Points& all, msm::DensityBitmap& density) {
   density = msm::DensityBitmap(all.size());
   size_t kept = 0;
   for (size_t v = 0; v < all.size(); ++v) {
