@@ -69,7 +69,7 @@ CompactMatrix CompactOne(const CsrMatrix& m, const CodeMap& codes, unsigned thre
   CompactMatrix out;
   out.row_offsets.resize(m.row_offsets.size());
   for (size_t r = 0; r < m.row_offsets.size(); ++r) out.row_offsets[r] = uint32_t(m.row_offsets[r]);
-  out.columns = m.columns;
+  out.columns.assign(m.columns.begin(), m.columns.end());
   out.codes.resize(n);
   const unsigned chunks = Chunks(n, threads);
   std::vector<std::vector<uint32_t>> positions(chunks);
@@ -136,8 +136,8 @@ Fr CoefficientAt(const CompactCircuit& circuit, const CompactMatrix& m, uint64_t
 CsrMatrix Expand(const CompactCircuit& circuit, const CompactMatrix& m) {
   CsrMatrix out;
   out.row_offsets.assign(m.row_offsets.begin(), m.row_offsets.end());
-  out.columns = m.columns;
-  out.values.resize(m.nonzeros());
+  out.columns.assign(m.columns.begin(), m.columns.end());
+  out.values.resize(m.nonzeros());  // every coefficient written below
   for (size_t k = 0; k < m.nonzeros(); ++k) out.values[k] = CoefficientAt(circuit, m, k);
   return out;
 }

@@ -13,14 +13,18 @@
 
 #include "engine/ff/fr.hpp"
 #include "engine/msm/density_bitmap.hpp"
+#include "engine/util/overwrite_vector.hpp"
 
 namespace cuzk::r1cs {
 
 // One sparse matrix in compressed-sparse-row form.
+// The arrays are util::OverwriteVector (gigabytes at 32 GiB): sizing them
+// writes nothing, so an image read fills them on many threads without a
+// one-thread pass first; whoever resizes one writes every new element.
 struct CsrMatrix {
-  std::vector<uint64_t> row_offsets{0};  // size rows + 1
-  std::vector<uint32_t> columns;         // variable indices
-  std::vector<ff::Fr> values;            // coefficients (Montgomery form)
+  util::OverwriteVector<uint64_t> row_offsets{0};  // size rows + 1
+  util::OverwriteVector<uint32_t> columns;         // variable indices
+  util::OverwriteVector<ff::Fr> values;            // coefficients (Montgomery form)
 
   size_t rows() const { return row_offsets.size() - 1; }
   size_t nonzeros() const { return columns.size(); }

@@ -15,8 +15,8 @@
 
 namespace cuzk::util {
 
-template <class T>
-void AddArraySection(CacheWriter& w, const std::string& name, const std::vector<T>& v) {
+template <class T, class A>
+void AddArraySection(CacheWriter& w, const std::string& name, const std::vector<T, A>& v) {
   static_assert(std::is_trivially_copyable_v<T> && kCacheChunkBytes % sizeof(T) == 0);
   w.AddSection(name, v.size() * sizeof(T), [&](uint64_t offset, std::span<uint8_t> out) {
     std::memcpy(out.data(), reinterpret_cast<const uint8_t*>(v.data()) + offset, out.size());
@@ -26,9 +26,9 @@ void AddArraySection(CacheWriter& w, const std::string& name, const std::vector<
 // Copies a section into `v` (sized from the section, which must hold
 // `count` elements); check(first, elements) runs on each chunk as it lands,
 // on the reading threads (it may throw CacheError to refuse the chunk).
-template <class T, class Check>
+template <class T, class A, class Check>
 void ReadArraySection(const CacheReader& r, const std::string& name, uint64_t count, unsigned threads,
-                      std::vector<T>& v, Check check) {
+                      std::vector<T, A>& v, Check check) {
   const CacheSection& s = r.Section(name);
   if (count > s.bytes / sizeof(T) || s.bytes != count * sizeof(T)) {
     throw CacheError(r.path() + ": section " + name + " does not hold " + std::to_string(count) + " elements");

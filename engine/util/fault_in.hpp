@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "engine/util/overwrite_vector.hpp"
 #include "engine/util/parallel.hpp"
 
 #ifndef MADV_POPULATE_WRITE
@@ -49,12 +51,17 @@ inline void FaultInForWrite(void* p, size_t bytes, unsigned threads) {
 
 // v.resize(n) for an empty v, with the new storage faulted in on `threads`
 // threads before the elements are constructed. fault_in = false: a plain
-// resize (the measured off switch).
-template <class T>
-void ResizeFaultedIn(std::vector<T>& v, size_t n, unsigned threads, bool fault_in = true) {
-  if (fault_in && v.empty() && n * sizeof(T) >= (size_t(64) << 20)) {
-    v.reserve(n);
-    FaultInForWrite(v.data(), n * sizeof(T), threads);
+// resize (the measured off switch). An OverwriteVector's resize constructs
+// nothing: it is only sized, and its writers fault the pages in as they
+// write (on the H200, 16 threads pread 14 GB into fresh memory in 0.83 s,
+// against 1.08 s to fault it in first and 0.48 s to read into it after).
+template <class T, class A>
+void ResizeFaultedIn(std::vector<T, A>& v, size_t n, unsigned threads, bool fault_in = true) {
+  if constexpr (!std::is_same_v<A, OverwriteAllocator<T>>) {
+    if (fault_in && v.empty() && n * sizeof(T) >= (size_t(64) << 20)) {
+      v.reserve(n);
+      FaultInForWrite(v.data(), n * sizeof(T), threads);
+    }
   }
   v.resize(n);
 }

@@ -93,10 +93,10 @@ TEST(ConstraintSystems, RecordsCsrNamesAndDensities) {
   EXPECT_EQ(c.constraint_names[1], "cubic/x2 * x = x3");
   EXPECT_EQ(c.constraint_names[2], "cubic/x3 + x + 5 = out");
   // Global numbering: ONE=0, out=1, x=2, x2=3, x3=4. Row 2's A: ONE*5, x*1, x3*1 (sorted).
-  ASSERT_EQ(c.a.row_offsets, (std::vector<uint64_t>{0, 1, 2, 5}));
-  EXPECT_EQ(c.a.columns, (std::vector<uint32_t>{2, 3, 0, 2, 4}));
+  ASSERT_EQ(c.a.row_offsets, (util::OverwriteVector<uint64_t>{0, 1, 2, 5}));
+  EXPECT_EQ(c.a.columns, (util::OverwriteVector<uint32_t>{2, 3, 0, 2, 4}));
   EXPECT_EQ(c.a.values[2], F(5));
-  EXPECT_EQ(c.c.columns, (std::vector<uint32_t>{3, 4, 1}));
+  EXPECT_EQ(c.c.columns, (util::OverwriteVector<uint32_t>{3, 4, 1}));
   // A-dense: inputs (ONE, out) always, x, x2, x3. B-dense: x and ONE.
   for (uint64_t v = 0; v < 5; ++v) EXPECT_TRUE(c.a_density.Test(v)) << v;
   EXPECT_EQ(c.b_density.Count(), 2u);
