@@ -1,6 +1,9 @@
 #pragma once
-// Sizing a large vector that is about to be overwritten (an image section
-// read from the page cache): its pages faulted in on many threads first.
+// Sizing a large std::vector that is about to be overwritten (an image
+// section read from the page cache): its pages faulted in on many threads
+// first. For the arrays that matter most (a key's points, a circuit's
+// matrices) util::OverwriteVector does better: its sizing writes nothing,
+// and the reading threads fault the pages in as they write.
 //
 // Why: std::vector::resize value-initialises every element on the calling
 // thread, and on fresh memory each 4 KiB page costs a fault and a zeroing by
@@ -11,8 +14,8 @@
 // page on kernels without it) leaves resize a plain pass over resident
 // memory.
 //
-//   std::vector<ec::G1Affine> h;
-//   util::ResizeFaultedIn(h, n, 16);   // == h.resize(n), faster on fresh memory
+//   std::vector<uint16_t> codes;                 // a compact circuit's
+//   util::ResizeFaultedIn(codes, n, 16);         // == codes.resize(n), faster on fresh memory
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,15 +53,15 @@ inline void FaultInForWrite(void* p, size_t bytes, unsigned threads) {
 }
 
 // v.resize(n) for an empty v, with the new storage faulted in on `threads`
-// threads before the elements are constructed. fault_in = false: a plain
-// resize (the measured off switch). An OverwriteVector's resize constructs
-// nothing: it is only sized, and its writers fault the pages in as they
-// write (on the H200, 16 threads pread 14 GB into fresh memory in 0.83 s,
-// against 1.08 s to fault it in first and 0.48 s to read into it after).
+// threads before the elements are constructed. An OverwriteVector is only
+// sized: its resize constructs nothing, and its writers fault the pages in
+// as they write (on the H200, 16 threads pread 14 GB into fresh memory in
+// 0.83 s, against 1.08 s to fault it in first and 0.48 s to read into it
+// after).
 template <class T, class A>
-void ResizeFaultedIn(std::vector<T, A>& v, size_t n, unsigned threads, bool fault_in = true) {
+void ResizeFaultedIn(std::vector<T, A>& v, size_t n, unsigned threads) {
   if constexpr (!std::is_same_v<A, OverwriteAllocator<T>>) {
-    if (fault_in && v.empty() && n * sizeof(T) >= (size_t(64) << 20)) {
+    if (v.empty() && n * sizeof(T) >= (size_t(64) << 20)) {
       v.reserve(n);
       FaultInForWrite(v.data(), n * sizeof(T), threads);
     }

@@ -32,13 +32,10 @@
 #include <vector>
 
 #include "engine/ec/g1.hpp"
+#include "engine/util/fault_in.hpp"
 #include "engine/util/parallel.hpp"
 #include "tools/common/timing.hpp"
 #include "tools/cuzk-bench/command_registry.hpp"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14
-#endif
 
 namespace cuzk::bench {
 namespace {
@@ -130,17 +127,8 @@ int RunFill(const FillArgs& a) {
     }
     {
       Mapping m(bytes);
-      bool populate = true;
-      Timed("populate-parallel", bytes, [&] {
-        util::ParallelFor((bytes + kChunk - 1) / kChunk, threads, [&](size_t c) {
-          uint8_t* at = m.data() + c * kChunk;
-          const uint64_t len = std::min(kChunk, bytes - c * kChunk);
-          if (::madvise(at, len, MADV_POPULATE_WRITE) == 0) return;
-          populate = false;
-          for (uint64_t o = 0; o < len; o += 4096) reinterpret_cast<volatile uint8_t*>(at)[o] = 0;
-        });
-      });
-      if (!populate) std::printf("(MADV_POPULATE_WRITE refused: one write per page instead)\n");
+      // What util::ResizeFaultedIn does before a plain vector's resize.
+      Timed("populate-parallel", bytes, [&] { util::FaultInForWrite(m.data(), bytes, threads); });
       Timed("construct-1thread", bytes, [&] {
         auto* pts = reinterpret_cast<ec::G1Affine*>(m.data());
         for (uint64_t i = 0; i < n; ++i) ::new (static_cast<void*>(pts + i)) ec::G1Affine();
