@@ -249,7 +249,8 @@ Schema MakeSchema(Config& c) {
       {"srs",
        {{"param_cache", String(c.srs.param_cache)},
         {"preload", StringList(c.srs.preload)},
-        {"cache_dir", String(c.srs.cache_dir)}}},
+        {"cache_dir", String(c.srs.cache_dir)},
+        {"key_to_gpu", Bool(c.srs.key_to_gpu)}}},
       {"logging",
        {{"level", OneOf(c.logging.level, {"trace", "debug", "info", "warn", "error", "critical", "off"})},
         {"format", OneOf(c.logging.format, {"text", "json"})}}},
@@ -324,6 +325,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   o.param_cache = c.srs.param_cache;
   o.srs_image_cache =
       c.srs.cache_dir == "auto" ? (std::filesystem::path(c.srs.param_cache) / "cuzk-cache").string() : c.srs.cache_dir;
+  o.srs_key_to_devices = c.srs.key_to_gpu;
   o.job_retention = c.daemon.job_retention;
   o.state_dir = c.daemon.state_dir;  // the job journal; "" = off
   o.eviction_min_idle = c.memory.eviction_min_idle;

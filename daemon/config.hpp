@@ -110,6 +110,9 @@ struct Config {
     std::vector<std::string> preload;  // circuit ids loaded at start ("snap-2k", "snap-32g")
     // Circuit and key images: "auto" = <param_cache>/cuzk-cache, "" = off.
     std::string cache_dir = "auto";
+    // With witness-only GPUs and current images: a set loads straight into
+    // the GPUs' memory, no host copy (SrsRegistry::SetKeyToDevices).
+    bool key_to_gpu = true;
   } srs;
   struct Logging {
     std::string level = "info";   // trace, debug, info, warn, error, critical, off

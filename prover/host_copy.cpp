@@ -39,18 +39,23 @@ HostRelease ReleaseHostCopy(const LoadedParams& p, bool circuit) {
   if (p.host_released.exchange(true)) return {};
   HostRelease r;
   const groth16::ProvingKey& k = p.pk;
-  r.bytes = ReleaseInterior(k.h) + ReleaseInterior(k.l) + ReleaseInterior(k.a) + ReleaseInterior(k.b_g1) +
-            ReleaseInterior(k.b_g2);
+  // A set loaded straight to the devices never had its points or matrices
+  // in host memory (their bytes were counted released at load).
+  if (!p.on_devices_only) {
+    r.bytes = ReleaseInterior(k.h) + ReleaseInterior(k.l) + ReleaseInterior(k.a) + ReleaseInterior(k.b_g1) +
+              ReleaseInterior(k.b_g2);
+  }
   if (circuit) {
     p.circuit_released.store(true);
-    r.bytes += ReleaseMatrix(p.circuit.a) + ReleaseMatrix(p.circuit.b) + ReleaseMatrix(p.circuit.c);
+    if (!p.on_devices_only)
+      r.bytes += ReleaseMatrix(p.circuit.a) + ReleaseMatrix(p.circuit.b) + ReleaseMatrix(p.circuit.c);
     // The compact form went to the GPUs with the circuit (the image writer,
     // which builds its own, is done by now: LoadedParams::host_readers).
     if (p.compact)
       r.bytes += ReleaseCompact(p.compact->a) + ReleaseCompact(p.compact->b) + ReleaseCompact(p.compact->c);
     r.circuit = true;
   }
-  p.released_bytes.store(r.bytes);
+  p.released_bytes.fetch_add(r.bytes);
   return r;
 }
 

@@ -272,10 +272,23 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
   out->backend = &backend_for_(ctx.device);
   // A set whose host copy was given back (prover/host_copy.hpp) is proved
   // only from the GPUs' copies; the CPU backend would read zeros.
-  if (s.params->host_released.load() && ctx.device < 0) {
-    throw std::runtime_error(
-        "parameter set " + s.params->circuit_id +
-        ": its host copy was given back once the GPUs held it; the CPU backend cannot prove with it");
+  if ((s.params->host_released.load() || s.params->on_devices_only) && ctx.device < 0) {
+    throw std::runtime_error("parameter set " + s.params->circuit_id +
+                             (s.params->on_devices_only ? ": it was loaded straight into the GPUs' memory"
+                                                        : ": its host copy was given back once the GPUs held it") +
+                             "; the CPU backend cannot prove with it");
+  }
+  if (s.params->on_devices_only) {
+    // The compact circuit goes up in the GPUs' preparation; a proof before
+    // it would build one from the shell's (zero) matrices.
+    s.params->devices_prepared.WaitForNotification();
+    if (!out->backend->HoldsOnDevice(s.params->pk, s.input.circuit)) {
+      throw std::runtime_error("parameter set " + s.params->circuit_id +
+                               " was loaded straight into the GPUs' memory, "
+                               "but GPU " +
+                               std::to_string(ctx.device) +
+                               " does not hold all of it (see its GPU_PREPARE line): evict the set and load it again");
+    }
   }
   std::vector<groth16::PendingProof> pending = out->backend->ProveStart(s.params->pk, std::span(&s.input, 1));
   synthesized.reset();  // a/b/c: their buffers go now, before the pipeline releases their bytes

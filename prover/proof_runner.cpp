@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <future>
 
+#include "engine/util/parallel.hpp"
 #include "memory/meminfo.hpp"
 #include "prover/devices.hpp"
 #include "prover/partition_work.hpp"
@@ -132,7 +134,10 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
   std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
   for (const auto& entry : gpu_backends_)
     if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
-  if (gpus.empty()) return;
+  if (gpus.empty()) {
+    params->devices_prepared.Notify();
+    return;
+  }
   shared->running = gpus.size();
   absl::MutexLock lock(&prepare_mu_);
   // The earlier loads' preparers that are done: joined now (a moment's wait
@@ -167,14 +172,65 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
         shared->all_hold = false;
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
       }
-      if (shared->running.fetch_sub(1) == 1 && shared->all_hold && all_hold) all_hold(circuit != nullptr);
+      if (shared->running.fetch_sub(1) == 1) {
+        if (shared->all_hold && all_hold) all_hold(circuit != nullptr);
+        params->devices_prepared.Notify();
+      }
       *done = true;
     });
     preparers_.push_back({std::move(thread), std::move(done)});
   }
 #else
-  (void)params;
+  if (params) params->devices_prepared.Notify();
   (void)all_hold;
+#endif
+}
+
+bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
+                               uint64_t circuit_bytes) {
+#ifdef CUZK_HAVE_CUDA
+  std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
+  for (const auto& entry : gpu_backends_)
+    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
+  if (gpus.empty()) return false;
+  // One thread per device (each reads the image from the page cache itself),
+  // its reading threads the engine's share split among the devices.
+  const unsigned threads = std::max(1u, util::ResolveThreads(options_.engine_threads) / unsigned(gpus.size()));
+  std::vector<std::future<bool>> loads;
+  for (const auto& [ordinal, backend] : gpus) {
+    const int device = ordinal;
+    cuda::CudaBackend* gpu = backend;
+    loads.push_back(std::async(std::launch::async, [&, device, gpu] {
+      const auto t0 = std::chrono::steady_clock::now();
+      const cuda::CudaBackendStats before = gpu->Stats();
+      const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads);
+      const cuda::CudaBackendStats after = gpu->Stats();
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
+      spdlog::info("GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={}",
+                   device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
+                   ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads);
+      return held;
+    }));
+  }
+  bool all = true;
+  std::exception_ptr failed;
+  for (auto& load : loads) {
+    try {
+      all = load.get() && all;
+    } catch (...) {
+      all = false;
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (!all) {
+    for (const auto& [ordinal, gpu] : gpus) gpu->ForgetKey(shell);  // none keeps a part of it
+  }
+  if (failed) std::rethrow_exception(failed);
+  return all;
+#else
+  (void)shell, (void)image, (void)circuit_bytes;
+  return false;
 #endif
 }
 

@@ -160,8 +160,15 @@ class ProofRunner final : public JobCanceller {
   // preparer's thread (the Prover hands it to SrsRegistry::DevicesHold,
   // which gives the host copy back). circuit_too: the GPUs hold the compact
   // circuit and synthesis computes only witnesses (never the matrices).
+  // Either way, params->devices_prepared is notified when it is over.
   using AllHold = std::function<void(bool circuit_too)>;
   void PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold = {});
+  // Puts a key's bases straight from its image into every GPU at once
+  // (CudaBackend::LoadKeyImage; SrsRegistry::SetKeyToDevices): true when
+  // every GPU holds all of them; false (no GPU keeps any) when one cannot or
+  // there are none; util::CacheError (nothing kept) for a damaged image. A
+  // GPU_KEY_IMAGE line per device.
+  bool LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes);
   // Whether PrepareDevices puts compact circuits on GPUs (witness-only
   // proving on at least one GPU): the registry then reads and writes their
   // images (SrsRegistry::SetCompactCircuits), and a set's LoadedParams::

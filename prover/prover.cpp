@@ -52,6 +52,12 @@ Prover::Prover(const ProverOptions& options)
   srs_.SetOnLoaded([this](const std::string&, const std::shared_ptr<const LoadedParams>& params) {
     runner_.PrepareDevices(params, [this, params](bool circuit_too) { srs_.DevicesHold(params, circuit_too); });
   });
+  // With GPUs that evaluate a/b/c themselves, a set whose images are made
+  // loads straight into their memory (no host copy of its bases or matrices).
+  if (runner_.PreparesCompactCircuits() && options.srs_key_to_devices) {
+    srs_.SetKeyToDevices([this](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
+                                uint64_t circuit_bytes) { return runner_.LoadKeyImage(shell, image, circuit_bytes); });
+  }
   // A set that goes (evicted, no job holds it) leaves the GPUs too.
   srs_.SetOnUnloaded([this](const LoadedParams& params) { runner_.ForgetOnDevices(params); });
   if (journal_) Recover();
@@ -59,6 +65,7 @@ Prover::Prover(const ProverOptions& options)
 
 Prover::~Prover() {  // before runner_ goes
   srs_.SetOnLoaded(nullptr);
+  srs_.SetKeyToDevices(nullptr);
   srs_.SetOnUnloaded(nullptr);
 }
 

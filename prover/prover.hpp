@@ -51,6 +51,7 @@ class ShuttingDownError : public std::runtime_error {
 struct ProverOptions {
   std::string param_cache = "/data/zk/params";           // parameter files, under Filecoin's names
   std::string srs_image_cache;                           // circuit and key images (SrsImageCache); "" = none
+  bool srs_key_to_devices = true;                        // images straight to witness-only GPUs (SetKeyToDevices)
   std::chrono::milliseconds job_retention{600'000};      // finished jobs kept for late awaits
   std::chrono::milliseconds eviction_min_idle{300'000};  // an idle parameter set stays at least this long
   // Where the job journal lives (<state_dir>/state.db, SQLite); "" = no

@@ -128,6 +128,46 @@ std::shared_ptr<const r1cs::CompactCircuit> SrsImageCache::ReadCompact(const std
   }
 }
 
+std::optional<SrsImageCache::CircuitForDevices> SrsImageCache::ReadCircuitForDevices(const std::string& circuit_id,
+                                                                                     unsigned threads) {
+  if (!enabled() || disabled_) return std::nullopt;
+  const std::string path = CircuitPath(circuit_id), compact_path = CompactPath(circuit_id);
+  if (!fs::exists(path) || !fs::exists(compact_path)) return std::nullopt;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    CircuitForDevices r;
+    r.shell = r1cs::ReadCircuitImageShell(path, r1cs::CircuitImageSource(circuit_id));
+    const double shell_ms = MsSince(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    auto cc = std::make_shared<r1cs::CompactCircuit>(
+        r1cs::ReadCompactImage(compact_path, r1cs::CircuitImageSource(circuit_id), threads));
+    r1cs::CheckCompactShape(*cc, r.shell);
+    r.compact = std::move(cc);
+    spdlog::info("SRS_CACHE,{},circuit=shell,compact=hit,shell_ms={:.0f},compact_ms={:.0f},bytes={},path={}",
+                 circuit_id, shell_ms, MsSince(t1), r.compact->Bytes(), compact_path);
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.circuit_hits;
+    ++stats_.compact_hits;
+    return r;
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_CACHE,{},circuit-for-devices=miss,reason=\"{}\" (loads the usual way)", circuit_id, e.what());
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<groth16::KeyImageStream> SrsImageCache::OpenKey(const std::string& params_path,
+                                                                uint64_t params_source) {
+  if (!enabled() || disabled_ || params_source == 0) return nullptr;
+  const std::string path = KeyPath(params_path);
+  if (!fs::exists(path)) return nullptr;
+  try {
+    return std::make_unique<groth16::KeyImageStream>(path, params_source);
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_CACHE,{},key-stream=miss,reason=\"{}\" (loads the usual way)", params_path, e.what());
+    return nullptr;
+  }
+}
+
 std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& params_path, uint64_t params_source,
                                                           unsigned threads) {
   if (!enabled() || disabled_ || params_source == 0) return std::nullopt;

@@ -28,6 +28,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "engine/groth16/key_image.hpp"
 #include "engine/groth16/types.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
@@ -58,6 +59,18 @@ class SrsImageCache {
   // miss or a mismatch (logged).
   std::shared_ptr<const r1cs::CompactCircuit> ReadCompact(const std::string& circuit_id,
                                                           const r1cs::CompiledCircuit& circuit, unsigned threads);
+  // For a load straight to the GPUs (SrsRegistry::SetKeyToDevices): the
+  // circuit without its matrices (r1cs::ReadCircuitImageShell) and its
+  // compact form checked by shape against it (r1cs::CheckCompactShape);
+  // nullopt on a miss or a mismatch (logged).
+  struct CircuitForDevices {
+    r1cs::CompiledCircuit shell;
+    std::shared_ptr<const r1cs::CompactCircuit> compact;
+  };
+  std::optional<CircuitForDevices> ReadCircuitForDevices(const std::string& circuit_id, unsigned threads);
+  // The key image opened for streaming (groth16::KeyImageStream); null on a
+  // miss or a stale or damaged header (logged).
+  std::unique_ptr<groth16::KeyImageStream> OpenKey(const std::string& params_path, uint64_t params_source);
   std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads);
 
   // Which images a load found current; the others are written.

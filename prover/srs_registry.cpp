@@ -66,6 +66,12 @@ uint64_t LoadedBytes(const LoadedParams& p) {
          k.b_g2.size() * sizeof(ec::G2Affine);
 }
 
+// What a set loaded straight to the devices really holds in host memory:
+// the compact circuit (until the GPUs take it) and the verifying key's IC.
+uint64_t LoadedBytesHeldByShells(const LoadedParams& p) {
+  return (p.compact ? p.compact->Bytes() : 0) + p.pk.vk.ic.size() * sizeof(ec::G1Affine);
+}
+
 CircuitDims DimsOf(const r1cs::CompiledCircuit& c) {
   return {.constraints = c.num_constraints(), .inputs = c.num_inputs, .variables = c.num_variables()};
 }
@@ -250,46 +256,55 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
         // waits for the compilation before the error is reported.) Current
         // images replace either step with a copy (SrsImageCache).
         params_source = images_.enabled() ? SrsImageCache::ParamsSource(entry.params_path) : 0;
-        // The compact form is read and checked right after the circuit image,
-        // beside the key image's read.
-        struct CircuitRead {
-          std::optional<r1cs::CompiledCircuit> circuit;
-          std::shared_ptr<const r1cs::CompactCircuit> compact;
-        };
-        std::future<CircuitRead> cached_circuit = std::async(std::launch::async, [&, want_compact] {
-          CircuitRead r;
-          r.circuit = images_.ReadCircuit(entry.circuit_id, threads_);
-          if (r.circuit && want_compact) r.compact = images_.ReadCompact(entry.circuit_id, *r.circuit, threads_);
-          return r;
-        });
-        std::optional<groth16::ProvingKey> pk = images_.ReadKey(entry.params_path, params_source, threads_);
-        key_hit = pk.has_value();
-        CircuitRead read = cached_circuit.get();
-        std::optional<r1cs::CompiledCircuit>& circuit = read.circuit;
-        circuit_hit = circuit.has_value();
-        fresh->compact = std::move(read.compact);
-        std::future<r1cs::CompiledCircuit> compiled;
-        if (!circuit_hit) {
-          compiled = std::async(std::launch::async,
-                                [shape = entry.shape] { return snapdeals::CompileEmptySectorUpdate(shape); });
+        if (want_compact && LoadToDevices(entry, *fresh, params_source)) {
+          circuit_hit = key_hit = true;
+          groth16::BindCircuit(fresh->pk, fresh->circuit);
+        } else {
+          // The compact form is read and checked right after the circuit image,
+          // beside the key image's read.
+          struct CircuitRead {
+            std::optional<r1cs::CompiledCircuit> circuit;
+            std::shared_ptr<const r1cs::CompactCircuit> compact;
+          };
+          std::future<CircuitRead> cached_circuit = std::async(std::launch::async, [&, want_compact] {
+            CircuitRead r;
+            r.circuit = images_.ReadCircuit(entry.circuit_id, threads_);
+            if (r.circuit && want_compact) r.compact = images_.ReadCompact(entry.circuit_id, *r.circuit, threads_);
+            return r;
+          });
+          std::optional<groth16::ProvingKey> pk = images_.ReadKey(entry.params_path, params_source, threads_);
+          key_hit = pk.has_value();
+          CircuitRead read = cached_circuit.get();
+          std::optional<r1cs::CompiledCircuit>& circuit = read.circuit;
+          circuit_hit = circuit.has_value();
+          fresh->compact = std::move(read.compact);
+          std::future<r1cs::CompiledCircuit> compiled;
+          if (!circuit_hit) {
+            compiled = std::async(std::launch::async,
+                                  [shape = entry.shape] { return snapdeals::CompileEmptySectorUpdate(shape); });
+          }
+          if (!key_hit) {
+            groth16::ParamsReadOptions options;
+            options.threads = threads_;
+            pk = groth16::ReadParams(entry.params_path, options);
+          }
+          fresh->circuit = circuit_hit ? std::move(*circuit) : compiled.get();
+          groth16::BindCircuit(*pk, fresh->circuit);
+          fresh->pk = std::move(*pk);
         }
-        if (!key_hit) {
-          groth16::ParamsReadOptions options;
-          options.threads = threads_;
-          pk = groth16::ReadParams(entry.params_path, options);
-        }
-        fresh->circuit = circuit_hit ? std::move(*circuit) : compiled.get();
-        groth16::BindCircuit(*pk, fresh->circuit);
-        fresh->pk = std::move(*pk);
       }
     } catch (const std::exception& e) {
       throw SrsUnavailableError("cannot load parameters for " + entry.circuit_id + ": " + e.what());
     }
     fresh->pvk = groth16::PrepareVerifyingKey(fresh->pk.vk);
     fresh->resident_bytes = LoadedBytes(*fresh);
+    // A set on the devices only holds its compact circuit and small parts:
+    // the shells' bytes were never in host memory.
+    if (fresh->on_devices_only) fresh->released_bytes = fresh->resident_bytes - LoadedBytesHeldByShells(*fresh);
     if (budget_) {
-      if (charge.bytes() > fresh->resident_bytes) charge.Release(charge.bytes() - fresh->resident_bytes);
-      if (charge.bytes() < fresh->resident_bytes) charge.Merge(budget_->Charge(fresh->resident_bytes - charge.bytes()));
+      const uint64_t held = fresh->HeldBytes();
+      if (charge.bytes() > held) charge.Release(charge.bytes() - held);
+      if (charge.bytes() < held) charge.Merge(budget_->Charge(held - charge.bytes()));
     }
     p = std::move(fresh);
     {
@@ -298,11 +313,18 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       entry.charge = std::move(charge);
       entry.dims = DimsOf(p->circuit);
     }
-    spdlog::info("SRS_LOAD,{},load_ms={:.0f},circuit={},key={},compact={},resident_bytes={}", entry.circuit_id,
+    spdlog::info("SRS_LOAD,{},load_ms={:.0f},circuit={},key={},compact={},resident_bytes={},held_bytes={}",
+                 entry.circuit_id,
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                 entry.generic ? "file" : (circuit_hit ? "image" : "compiled"),
-                 entry.generic ? "file" : (key_hit ? "image" : "decoded"),
-                 !want_compact ? "off" : (p->compact ? "image" : "gpu"), p->resident_bytes);
+                 entry.generic ? "file"
+                               : (p->on_devices_only ? "shell"
+                                  : circuit_hit      ? "image"
+                                                     : "compiled"),
+                 entry.generic ? "file"
+                               : (p->on_devices_only ? "devices"
+                                  : key_hit          ? "image"
+                                                     : "decoded"),
+                 !want_compact ? "off" : (p->compact ? "image" : "gpu"), p->resident_bytes, p->HeldBytes());
     if (!entry.generic) {
       // The writer reads the host copy: one more reader to count down before it may go.
       p->host_readers.fetch_add(1);
@@ -317,6 +339,55 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source) {
+  KeyToDevices to_devices;
+  {
+    absl::MutexLock lock(&on_loaded_mu_);
+    to_devices = key_to_devices_;
+  }
+  if (!to_devices || params_source == 0 || !fs::exists(images_.CircuitPath(entry.circuit_id)) ||
+      !fs::exists(images_.CompactPath(entry.circuit_id))) {
+    return false;
+  }
+  const std::unique_ptr<groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
+  if (!image) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  // The circuit's shell and compact form (~1 s at 32 GiB) beside the key's stream.
+  std::future<std::optional<SrsImageCache::CircuitForDevices>> circuit = std::async(
+      std::launch::async, [this, &entry] { return images_.ReadCircuitForDevices(entry.circuit_id, threads_); });
+  bool held = false;
+  double key_ms = 0;
+  try {
+    fresh.pk = image->Shell();  // in place: the GPUs know a key by its address
+    std::error_code ec;
+    const uint64_t compact_bytes = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
+    held = to_devices(fresh.pk, *image, ec ? 0 : compact_bytes);
+    key_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!held)
+      spdlog::info("SRS_TO_DEVICES,{},refused: a GPU cannot hold every base (loads the usual way)", entry.circuit_id);
+  } catch (const std::exception& e) {
+    spdlog::warn("SRS_TO_DEVICES,{},failed: {} (loads the usual way)", entry.circuit_id, e.what());
+  }
+  std::optional<SrsImageCache::CircuitForDevices> c = circuit.get();
+  // A key the devices took stays there when the circuit failed: the usual
+  // load reads the same key to the same address, and Prepare finds it.
+  if (!held || !c) {
+    fresh.pk = groth16::ProvingKey{};
+    return false;
+  }
+  fresh.circuit = std::move(c->shell);
+  fresh.compact = std::move(c->compact);
+  fresh.on_devices_only = true;
+  spdlog::info("SRS_TO_DEVICES,{},key_ms={:.0f},ms={:.0f},key_image={}", entry.circuit_id, key_ms,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), image->path());
+  return true;
+}
+
+void SrsRegistry::SetKeyToDevices(KeyToDevices key_to_devices) {
+  absl::MutexLock lock(&on_loaded_mu_);
+  key_to_devices_ = std::move(key_to_devices);
 }
 
 void SrsRegistry::DevicesHold(const std::shared_ptr<const LoadedParams>& params, bool circuit_too) {

@@ -30,7 +30,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/groth16/key_image.hpp"
 #include "engine/groth16/types.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
@@ -86,6 +88,20 @@ struct LoadedParams {
   // as const; these record what happened to its host copy.)
   mutable std::atomic<int> host_readers{1};
   mutable std::atomic<bool> release_circuit{false};  // set by the GPUs' side before it counts down
+
+  // Loaded straight into the GPUs' memory (SrsRegistry::SetKeyToDevices):
+  // the key's points went from its image to every device, the circuit's
+  // matrices were never read (r1cs::ReadCircuitImageShell), only the
+  // compact form is in host memory until the GPUs take it. pk and circuit
+  // are shells from the start (sizes, first and last elements), as after
+  // the host copy's release, and their bytes count as released. Only a
+  // backend that HoldsOnDevice may prove with the set.
+  bool on_devices_only = false;
+  // Notified when the GPUs' preparation of the set (ProofRunner::
+  // PrepareDevices) is over, whatever came of it: an on_devices_only set's
+  // partitions wait for it before their first GPU step, so no proof ever
+  // builds a compact circuit from the shell's matrices.
+  mutable absl::Notification devices_prepared;
 
   uint64_t HeldBytes() const { return resident_bytes - released_bytes.load(); }
 };
@@ -178,6 +194,18 @@ class SrsRegistry {
   // SetOnLoaded(nullptr) waits for a call in progress.
   using OnLoaded = std::function<void(const std::string& circuit_id, const std::shared_ptr<const LoadedParams>&)>;
   void SetOnLoaded(OnLoaded on_loaded);
+  // A GPU daemon's way to put a key's bases straight from its image into
+  // every GPU (ProofRunner::LoadKeyImage): true when every device now holds
+  // all of them, false (nothing kept) when one cannot; util::CacheError for
+  // a damaged image. With it, a SnapDeals set whose circuit, compact and key
+  // images are all current loads without a host copy of its bases or
+  // matrices (LoadedParams::on_devices_only): 32 GiB reads the 37 GB key
+  // image once, to the GPUs, and 3.6 GB of compact circuit instead of 18 GB
+  // of matrices. Any failure there loads the set the usual way. Needs
+  // SetCompactCircuits(true): the GPUs evaluate a/b/c from the compact form.
+  using KeyToDevices = std::function<bool(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
+                                          uint64_t circuit_bytes)>;
+  void SetKeyToDevices(KeyToDevices key_to_devices);
 
   // Called with a set just before its memory goes (the last reference to it
   // dropped: after EvictSRS or an evictor, once no job holds it), on the
@@ -217,6 +245,9 @@ class SrsRegistry {
  private:
   std::shared_ptr<Entry> EntryFor(const std::string& circuit_id);
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
+  // The load straight to the GPUs (SetKeyToDevices) into `fresh`: false
+  // (logged where it is not a plain miss) leaves `fresh` for the usual load.
+  bool LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);
   uint64_t EvictIdle(uint64_t needed);  // the budget's evictor
   // One reader of the host copy is done (LoadedParams::host_readers); the last releases it.
   void HostCopyUnneeded(const std::shared_ptr<const LoadedParams>& params);
@@ -231,6 +262,7 @@ class SrsRegistry {
   memory::Budget::EvictorId evictor_id_ = 0;
   absl::Mutex on_loaded_mu_;
   OnLoaded on_loaded_ ABSL_GUARDED_BY(on_loaded_mu_);
+  KeyToDevices key_to_devices_ ABSL_GUARDED_BY(on_loaded_mu_);
   // The unload hook, shared with every loaded set's deleter (a set may
   // outlive the registry: then the hook is empty).
   struct Unloader {

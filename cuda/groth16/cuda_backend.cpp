@@ -1,5 +1,6 @@
 #include "cuda/groth16/cuda_backend.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +13,7 @@
 #include <type_traits>
 
 #include "cuda/groth16/h_kernels.hpp"
+#include "cuda/groth16/key_image_upload.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
 #include "cuda/ntt/ntt.hpp"
@@ -77,6 +79,9 @@ struct SectionBases {
       device.reset();
     }
   }
+  // A section already on the device (CudaBackend::LoadKeyImage).
+  SectionBases(std::span<const HostPoint> points, DeviceBases<Gpu>&& on_device)
+      : host(points), device(std::move(on_device)) {}
   size_t ResidentBytes() const { return device ? DeviceBytes(host.size()) : 0; }
 
   typename Msm<Gpu>::Result Run(Msm<Gpu>& msm, const ff::Fr* scalars, size_t n, const MsmGpuOptions& o,
@@ -136,6 +141,15 @@ struct ResidentKey {
       : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
     if (with_g2) b_g2.emplace(pk.b_g2, budget);
   }
+  // Every section already on the device (CudaBackend::LoadKeyImage).
+  ResidentKey(const ProvingKey& pk, SectionBases<G1Gpu>&& h_, SectionBases<G1Gpu>&& l_, SectionBases<G1Gpu>&& a_,
+              SectionBases<G1Gpu>&& b_g1_, SectionBases<G2Gpu>&& b_g2_)
+      : fingerprint(FingerprintOf(pk)),
+        h(std::move(h_)),
+        l(std::move(l_)),
+        a(std::move(a_)),
+        b_g1(std::move(b_g1_)),
+        b_g2(std::move(b_g2_)) {}
   size_t ResidentBytes() const {
     return h.ResidentBytes() + l.ResidentBytes() + a.ResidentBytes() + b_g1.ResidentBytes() +
            (b_g2 ? b_g2->ResidentBytes() : 0);
@@ -643,6 +657,53 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+}
+
+bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
+                               unsigned threads) {
+  using Clock = std::chrono::steady_clock;
+  if (!impl_->options.g2_on_gpu || pk.h_form != groth16::HQueryForm::kBellperson) return false;
+  std::unique_lock device_lock(impl_->device_mu);  // no ProveStart meanwhile
+  std::lock_guard lock(impl_->mu);
+  const auto t0 = Clock::now();
+  ScopedDevice on(impl_->device);
+  using G1Point = DeviceBases<G1Gpu>::Point;
+  using G2Point = DeviceBases<G2Gpu>::Point;
+  const size_t need =
+      (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
+  // As Prepare sizes them: the lanes' buffers and the compact circuit still to come.
+  impl_->lanes_reserved = 0;
+  impl_->circuit_to_come = circuit_bytes;
+  const size_t budget = impl_->BasesBudget(pk);
+  impl_->circuit_to_come = 0;
+  if (need > budget) return false;
+  impl_->gpu->keys.erase(&pk);  // an older key at this address
+  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  try {
+    KeyImageUploader up(std::clamp(threads, 1u, 32u));
+    auto g1 = [&](groth16::KeySection s, std::span<const ec::G1Affine> host) {
+      DeviceBases<G1Gpu> d(host.size(), DeviceBases<G1Gpu>::Unfilled{});
+      if (!host.empty()) up.Upload(image, s, d.mutable_data(), sizeof(G1Point));
+      return SectionBases<G1Gpu>(host, std::move(d));
+    };
+    SectionBases<G1Gpu> h = g1(groth16::KeySection::kH, pk.h), l = g1(groth16::KeySection::kL, pk.l),
+                        a = g1(groth16::KeySection::kA, pk.a), b_g1 = g1(groth16::KeySection::kBG1, pk.b_g1);
+    DeviceBases<G2Gpu> d2(pk.b_g2.size(), DeviceBases<G2Gpu>::Unfilled{});
+    if (!pk.b_g2.empty()) up.Upload(image, groth16::KeySection::kBG2, d2.mutable_data(), sizeof(G2Point));
+    auto key = std::make_unique<ResidentKey>(pk, std::move(h), std::move(l), std::move(a), std::move(b_g1),
+                                             SectionBases<G2Gpu>(pk.b_g2, std::move(d2)));
+    impl_->gpu->keys.emplace(&pk, std::move(key));
+    impl_->stats.image_buffers_ms += up.alloc_ms();
+  } catch (const CudaError& e) {
+    if (e.code() != cudaErrorMemoryAllocation) throw;
+    cudaGetLastError();  // out of memory is not sticky: the caller loads the key into host memory instead
+    return false;
+  }
+  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.image_bases_bytes += (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
+                                    pk.b_g2.size() * sizeof(ec::G2Affine);
+  impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return true;
 }
 
 bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) const {

@@ -73,6 +73,10 @@
 #include "engine/groth16/backend.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 
+namespace cuzk::groth16 {
+class KeyImageStream;
+}
+
 namespace cuzk::cuda {
 
 struct CudaBackendOptions {
@@ -122,6 +126,9 @@ struct CudaBackendStats {
   uint64_t resident_circuit_bytes = 0;  // device memory held by compact circuits now
   double prepare_bases_ms = 0;          // Prepare: the bases' conversion and upload (wall clock)
   double prepare_circuit_ms = 0;        // Prepare: the circuit's compaction and upload
+  double image_bases_ms = 0;            // LoadKeyImage: bases from a key image (wall clock, buffers included)
+  double image_buffers_ms = 0;          // LoadKeyImage: making its page-locked and device buffers
+  uint64_t image_bases_bytes = 0;       // LoadKeyImage: image bytes streamed
 };
 
 class CudaBackend final : public groth16::Backend {
@@ -145,6 +152,18 @@ class CudaBackend final : public groth16::Backend {
   // image and checked against `circuit`); else Prepare builds it.
   void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit,
                const r1cs::CompactCircuit* compact = nullptr);
+
+  // Puts pk's bases on the device straight from its key image, without a
+  // host copy (issue 17): `pk` is the image's shell
+  // (groth16::KeyImageStream::Shell, at the address proofs will use), the
+  // points go through `threads` reading threads' page-locked buffers
+  // (cuda/groth16/key_image_upload.hpp). False, with nothing kept, when they
+  // would not all fit beside the proofs' working set and `circuit_bytes` of
+  // compact circuit (the caller loads the key into host memory instead), or
+  // when B_g2 does not run on the GPU. util::CacheError for a damaged image.
+  // Takes the device lock for as long as it loads.
+  bool LoadKeyImage(const groth16::ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
+                    unsigned threads);
 
   // True when every section of pk's bases (B_g2 included) and, with
   // `circuit`, its compact form are resident on this device, so proofs read

@@ -50,8 +50,13 @@ class DeviceBases {
  public:
   using Point = AffinePoint<typename Curve::Field>;
   explicit DeviceBases(std::span<const ec::AffinePoint<typename Curve::HostCurve>> points);
+  // Room for `count` points that the caller writes before any MSM reads
+  // them (cuda/groth16/key_image_upload.hpp: straight from a key image).
+  struct Unfilled {};
+  DeviceBases(size_t count, Unfilled) : points_(count) {}
   size_t size() const { return points_.size(); }
   const Point* data() const { return points_.data(); }
+  Point* mutable_data() { return points_.data(); }
 
  private:
   DeviceBuffer<Point> points_;

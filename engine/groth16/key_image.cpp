@@ -202,4 +202,144 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImage
   return pk;
 }
 
+namespace {
+
+const char* SectionName(KeySection s) {
+  switch (s) {
+    case KeySection::kH: return "h";
+    case KeySection::kL: return "l";
+    case KeySection::kA: return "a";
+    case KeySection::kBG1: return "b_g1";
+    case KeySection::kBG2: return "b_g2";
+  }
+  return "?";
+}
+
+// Throws unless the flag byte of every record whose flag lies in `bytes`
+// (section offset `offset`) is zero.
+void CheckFlags(const std::string& path, KeySection s, uint64_t offset, std::span<const uint8_t> bytes) {
+  const uint64_t r = KeyImageStream::RecordBytes(s);
+  const uint64_t flag_at = s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
+  const uint64_t end = offset + bytes.size();
+  for (uint64_t i = offset > flag_at ? (offset - flag_at + r - 1) / r : 0; i * r + flag_at < end; ++i) {
+    if (bytes[size_t(i * r + flag_at - offset)] != 0) {
+      throw util::CacheError(path + ": section " + SectionName(s) + " point " + std::to_string(i) +
+                             " is not a finite point");
+    }
+  }
+}
+
+}  // namespace
+
+struct KeyImageStream::Impl {
+  Impl(const std::string& path, uint64_t source) : reader(path, kKind, source) {
+    meta = util::ReadRecordSection<Meta>(reader, "meta");
+    for (KeySection s : {KeySection::kH, KeySection::kL, KeySection::kA, KeySection::kBG1, KeySection::kBG2}) {
+      const uint64_t n = Count(s), bytes = reader.Section(SectionName(s)).bytes;
+      if (n > bytes / RecordBytes(s) || bytes != n * RecordBytes(s)) {
+        throw util::CacheError(path + ": section " + SectionName(s) + " does not hold " + std::to_string(n) +
+                               " points");
+      }
+    }
+  }
+  uint64_t Count(KeySection s) const {
+    switch (s) {
+      case KeySection::kH: return meta.h;
+      case KeySection::kL: return meta.l;
+      case KeySection::kA: return meta.a;
+      case KeySection::kBG1:
+      case KeySection::kBG2: return meta.b;
+    }
+    return 0;
+  }
+  // Sizes `points` and reads its first and last point (flags checked).
+  template <class Point>
+  void ShellOf(KeySection s, util::OverwriteVector<Point>& points) const {
+    points.resize(size_t(Count(s)));  // reserved, not touched
+    if (points.empty()) return;
+    for (size_t i : {size_t(0), points.size() - 1}) {
+      std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(&points[i]), sizeof(Point));
+      reader.ReadUnchecked(SectionName(s), uint64_t(i) * sizeof(Point), bytes);
+      CheckFlags(reader.path(), s, uint64_t(i) * sizeof(Point), bytes);
+    }
+  }
+
+  util::CacheReader reader;
+  Meta meta{};
+};
+
+size_t KeyImageStream::RecordBytes(KeySection s) {
+  return s == KeySection::kBG2 ? sizeof(ec::G2Affine) : sizeof(ec::G1Affine);
+}
+size_t KeyImageStream::BufferBytes() { return size_t(util::kCacheChunkBytes); }
+
+KeyImageStream::KeyImageStream(const std::string& path, uint64_t source)
+    : impl_(std::make_unique<Impl>(path, source)) {}
+KeyImageStream::~KeyImageStream() = default;
+
+uint64_t KeyImageStream::Count(KeySection section) const { return impl_->Count(section); }
+const std::string& KeyImageStream::path() const { return impl_->reader.path(); }
+
+ProvingKey KeyImageStream::Shell() const {
+  ProvingKey pk;
+  try {
+    pk.vk = ParseVerifyingKey(impl_->reader.SectionBytes("vk"), path());
+  } catch (const std::exception& e) {
+    throw util::CacheError(path() + ": verifying key section: " + e.what());
+  }
+  pk.h_form = HQueryForm::kBellperson;
+  impl_->ShellOf(KeySection::kH, pk.h);
+  impl_->ShellOf(KeySection::kL, pk.l);
+  impl_->ShellOf(KeySection::kA, pk.a);
+  impl_->ShellOf(KeySection::kBG1, pk.b_g1);
+  impl_->ShellOf(KeySection::kBG2, pk.b_g2);
+  return pk;
+}
+
+void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records) const {
+  const uint64_t r = RecordBytes(section);
+  const util::CacheReader& reader = impl_->reader;
+  const std::string name = SectionName(section);
+  const uint64_t bytes = reader.Section(name).bytes;
+  const uint64_t chunk_bytes = util::kCacheChunkBytes;
+  // Records cut by a chunk edge (the chunk is not a multiple of 104 or 200
+  // bytes): both sides copy their part here, one record per edge.
+  const uint64_t edges = bytes == 0 ? 0 : (bytes - 1) / chunk_bytes;
+  std::vector<uint8_t> cut(size_t(edges * r));
+  reader.StreamSection(
+      name, threads,
+      [&](unsigned worker, uint64_t, size_t n) {
+        std::span<uint8_t> b = buffer(worker);
+        if (b.size() < n) throw std::logic_error("KeyImageStream::Stream: a buffer smaller than BufferBytes()");
+        return b.first(n);
+      },
+      [&](unsigned worker, uint64_t offset, std::span<const uint8_t> chunk) {
+        const uint64_t end = offset + chunk.size();
+        const uint64_t first = (offset + r - 1) / r, last = end / r;  // whole records [first, last)
+        if (offset % r != 0) {  // the tail of the record cut by this chunk's first edge
+          const uint64_t edge = offset / chunk_bytes - 1, at = offset % r;
+          std::memcpy(cut.data() + edge * r + at, chunk.data(), size_t(std::min(r - at, uint64_t(chunk.size()))));
+        }
+        if (end % r != 0 && end < bytes) {  // the head of the record cut by its last edge
+          const uint64_t edge = end / chunk_bytes - 1, from = last * r;
+          std::memcpy(cut.data() + edge * r, chunk.data() + (from - offset), size_t(end - from));
+        }
+        if (last <= first) return;
+        const std::span<const uint8_t> whole = chunk.subspan(size_t(first * r - offset), size_t((last - first) * r));
+        CheckFlags(reader.path(), section, first * r, whole);
+        records(worker, first, whole);
+      });
+  // Every chunk's digest matched: the cut records are whole and checked.
+  for (uint64_t edge = 0; edge < edges; ++edge) {
+    const uint64_t at = (edge + 1) * chunk_bytes;
+    if (at % r == 0) continue;
+    const uint64_t index = at / r;
+    const std::span<const uint8_t> rec(cut.data() + edge * r, size_t(r));
+    CheckFlags(reader.path(), section, index * r, rec);
+    std::span<uint8_t> b = buffer(0);
+    std::memcpy(b.data(), rec.data(), rec.size());
+    records(0, index, b.first(size_t(r)));
+  }
+}
+
 }  // namespace cuzk::groth16

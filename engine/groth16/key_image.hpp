@@ -19,6 +19,9 @@
 //   groth16::ProvingKey pk2 = groth16::ReadKeyImage("x.key-image", source);   // == pk
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -65,5 +68,59 @@ struct KeyImageReadOptions {
 // util::CacheError when the image is missing, stale or damaged.
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImageReadOptions& options);
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads = 0);
+
+// A key image opened to send its points somewhere other than the key's host
+// vectors: a GPU's memory (cuda::CudaBackend::LoadKeyImage), so a daemon
+// whose GPUs hold the bases never holds a host copy of them (issue 17).
+//
+//   groth16::KeyImageStream image(path, source);       // CacheError when stale or damaged
+//   groth16::ProvingKey shell = image.Shell();         // vk, sizes, first and last points
+//   image.Stream(groth16::KeySection::kH, threads, buffer, records);   // every H point, digests checked
+enum class KeySection { kH, kL, kA, kBG1, kBG2 };
+
+class KeyImageStream {
+ public:
+  // Bytes of one record as the image holds it: the host's ec::AffinePoint
+  // (G1 104, G2 200: x, y, a zero flag byte, zero padding).
+  static size_t RecordBytes(KeySection s);
+  // What Stream's buffer must hold: one chunk of the image (48 MiB).
+  static size_t BufferBytes();
+
+  // util::CacheError when the image is missing, stale (`source`) or its
+  // header, counts or verifying key are damaged.
+  KeyImageStream(const std::string& path, uint64_t source);
+
+  // The key without its points: the verifying key, every point vector sized
+  // (util::OverwriteVector: the memory is reserved, never touched) with only
+  // its first and last points read (what identifies a key's sections:
+  // cuda_backend's KeyFingerprint); the points between read as zeros, like
+  // a key whose host copy was given back (prover/host_copy.hpp). Those two
+  // points are not covered by a digest until Stream reads their sections.
+  ProvingKey Shell() const;
+
+  // buffer(worker): a buffer of at least BufferBytes() that `worker` (0 ..
+  // threads - 1) may overwrite now. records(worker, first, bytes): `bytes`
+  // holds whole records (RecordBytes each; every flag byte checked zero)
+  // for points first, first + 1, ..., lying in the buffer that `worker` got
+  // last; it must be done with them (or have copied them) before it returns
+  // or before that worker's next buffer() call returns. A record that
+  // straddles two chunks is assembled and handed over at the end, in a
+  // buffer(0) of its own. util::CacheError (digests, flags) after some
+  // records were handed over: the caller discards them.
+  using Buffer = std::function<std::span<uint8_t>(unsigned worker)>;
+  using Records = std::function<void(unsigned worker, uint64_t first, std::span<const uint8_t> records)>;
+  void Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records) const;
+
+  uint64_t Count(KeySection section) const;
+  const std::string& path() const;
+
+  ~KeyImageStream();
+  KeyImageStream(const KeyImageStream&) = delete;
+  KeyImageStream& operator=(const KeyImageStream&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace cuzk::groth16

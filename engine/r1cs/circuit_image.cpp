@@ -87,6 +87,41 @@ msm::DensityBitmap ReadDensity(const util::CacheReader& r, const std::string& na
   return d;
 }
 
+// The image's counts, checked against each other.
+Meta ReadMeta(const util::CacheReader& r) {
+  const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
+  const uint64_t variables = meta.num_inputs + meta.num_aux;
+  if (meta.num_inputs == 0 || variables < meta.num_inputs || variables > (uint64_t(1) << 32) ||
+      meta.a_density_bits != variables || meta.b_density_bits != variables) {
+    throw util::CacheError(r.path() + ": inconsistent circuit sizes");
+  }
+  return meta;
+}
+
+// A matrix's arrays sized from the image without being read; their first
+// and last elements read (not digest-checked).
+CsrMatrix MatrixShell(const util::CacheReader& r, const std::string& m, uint64_t rows, uint64_t nonzeros) {
+  for (const char* part : {".offsets", ".columns", ".values"}) {
+    const uint64_t element = part[1] == 'o' ? 8 : part[1] == 'c' ? 4 : 32;
+    const uint64_t want = (part[1] == 'o' ? rows + 1 : nonzeros) * element;
+    if (r.Section(m + part).bytes != want) {
+      throw util::CacheError(r.path() + ": section " + m + part + " is not " + std::to_string(want) + " bytes");
+    }
+  }
+  CsrMatrix csr;
+  csr.row_offsets.resize(size_t(rows + 1));
+  csr.row_offsets.front() = 0;
+  csr.row_offsets.back() = nonzeros;
+  csr.columns.resize(size_t(nonzeros));
+  csr.values.resize(size_t(nonzeros));
+  if (nonzeros == 0) return csr;
+  for (uint64_t i : {uint64_t(0), nonzeros - 1}) {
+    r.ReadUnchecked(m + ".columns", i * 4, {reinterpret_cast<uint8_t*>(&csr.columns[size_t(i)]), 4});
+    r.ReadUnchecked(m + ".values", i * 32, {reinterpret_cast<uint8_t*>(&csr.values[size_t(i)]), 32});
+  }
+  return csr;
+}
+
 }  // namespace
 
 uint64_t CircuitImageSource(std::string_view circuit_id) {
@@ -110,14 +145,24 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
   return w.bytes_written();
 }
 
+CompiledCircuit ReadCircuitImageShell(const std::string& path, uint64_t source) {
+  util::CacheReader r(path, kKind, source);
+  const Meta meta = ReadMeta(r);
+  CompiledCircuit c;
+  c.num_inputs = meta.num_inputs;
+  c.num_aux = meta.num_aux;
+  c.a = MatrixShell(r, "a", meta.rows, meta.nonzeros[0]);
+  c.b = MatrixShell(r, "b", meta.rows, meta.nonzeros[1]);
+  c.c = MatrixShell(r, "c", meta.rows, meta.nonzeros[2]);
+  c.a_density = ReadDensity(r, "a_density", meta.a_density_bits);
+  c.b_density = ReadDensity(r, "b_density", meta.b_density_bits);
+  return c;
+}
+
 CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads) {
   util::CacheReader r(path, kKind, source);
-  const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
+  const Meta meta = ReadMeta(r);
   const uint64_t variables = meta.num_inputs + meta.num_aux;
-  if (meta.num_inputs == 0 || variables < meta.num_inputs || variables > (uint64_t(1) << 32) ||
-      meta.a_density_bits != variables || meta.b_density_bits != variables) {
-    throw util::CacheError(path + ": inconsistent circuit sizes");
-  }
   CompiledCircuit c;
   c.num_inputs = meta.num_inputs;
   c.num_aux = meta.num_aux;

@@ -37,4 +37,14 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
 // util::CacheError when the image is missing, stale, damaged or inconsistent.
 CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsigned threads = 0);
 
+// The circuit without its matrices: counts and densities read (digests
+// checked), each matrix's arrays sized (util::OverwriteVector: reserved,
+// never touched) with only their first and last elements read, digests NOT
+// checked (what cuda_backend's CircuitFingerprint reads); the elements
+// between read as zeros, as in a circuit whose host copy was given back
+// (prover/host_copy.hpp). For a daemon whose GPUs evaluate a/b/c from the
+// compact image (r1cs/compact_image.hpp): 17.9 GB not read at 32 GiB.
+// Nothing may evaluate or compact these matrices.
+CompiledCircuit ReadCircuitImageShell(const std::string& path, uint64_t source);
+
 }  // namespace cuzk::r1cs

@@ -196,4 +196,26 @@ void CheckCompactDescribes(const CompactCircuit& compact, const CompiledCircuit&
   CheckMatrix(compact, compact.c, circuit.c, "C", threads);
 }
 
+void CheckCompactShape(const CompactCircuit& compact, const CompiledCircuit& circuit) {
+  if (compact.num_inputs != circuit.num_inputs || compact.num_aux != circuit.num_aux) {
+    throw CacheError("compact circuit: " + std::to_string(compact.num_inputs) + " inputs and " +
+                     std::to_string(compact.num_aux) + " aux, the circuit " + std::to_string(circuit.num_inputs) +
+                     " and " + std::to_string(circuit.num_aux));
+  }
+  const CompactMatrix* cm[] = {&compact.a, &compact.b, &compact.c};
+  const CsrMatrix* m[] = {&circuit.a, &circuit.b, &circuit.c};
+  for (int k = 0; k < 3; ++k) {
+    const char* name = k == 0 ? "A" : k == 1 ? "B" : "C";
+    if (cm[k]->rows() != m[k]->rows() || cm[k]->nonzeros() != m[k]->nonzeros()) {
+      throw CacheError(std::string("compact circuit: matrix ") + name + " has " + std::to_string(cm[k]->rows()) +
+                       " rows and " + std::to_string(cm[k]->nonzeros()) + " nonzeros, the circuit " +
+                       std::to_string(m[k]->rows()) + " and " + std::to_string(m[k]->nonzeros()));
+    }
+    if (m[k]->nonzeros() > 0 &&
+        (cm[k]->columns.front() != m[k]->columns.front() || cm[k]->columns.back() != m[k]->columns.back())) {
+      throw CacheError(std::string("compact circuit: matrix ") + name + "'s first or last column differs");
+    }
+  }
+}
+
 }  // namespace cuzk::r1cs

@@ -43,4 +43,12 @@ CompactCircuit ReadCompactImage(const std::string& path, uint64_t source, unsign
 // coefficient). threads: 0 = all.
 void CheckCompactDescribes(const CompactCircuit& compact, const CompiledCircuit& circuit, unsigned threads = 0);
 
+// util::CacheError unless `compact` has `circuit`'s counts (inputs, aux, and
+// each matrix's rows and nonzeros) and the same first and last column of
+// each matrix: for a circuit read without its matrices
+// (ReadCircuitImageShell), where the element-by-element check cannot run.
+// The compact image's own digests and source (the circuit id and the
+// compiler's digest, as the circuit image's) vouch for the rest.
+void CheckCompactShape(const CompactCircuit& compact, const CompiledCircuit& circuit);
+
 }  // namespace cuzk::r1cs

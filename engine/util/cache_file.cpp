@@ -225,19 +225,39 @@ void CacheReader::ReadSection(std::string_view name, std::span<uint8_t> dest, un
     throw CacheError(path_ + ": section " + s.name + " holds " + std::to_string(s.bytes) + " bytes, expected " +
                      std::to_string(dest.size()));
   }
+  StreamSection(
+      name, threads, [&](unsigned, uint64_t offset, size_t bytes) { return dest.subspan(size_t(offset), bytes); },
+      [&](unsigned, uint64_t offset, std::span<const uint8_t> chunk) {
+        if (check) check(offset, chunk);
+      });
+}
+
+void CacheReader::StreamSection(std::string_view name, unsigned threads, const ChunkBuffer& buffer,
+                                const Consume& consume) const {
+  const CacheSection& s = Section(name);
   std::vector<uint64_t> chunk_digests(ChunkCount(s.bytes));
-  ParallelForChunks(chunk_digests.size(), threads, [&](size_t begin, size_t end, size_t) {
+  ParallelForChunks(chunk_digests.size(), threads, [&](size_t begin, size_t end, size_t worker) {
     for (size_t c = begin; c < end; ++c) {
       const uint64_t off = c * kCacheChunkBytes, n = std::min(s.bytes - off, kCacheChunkBytes);
-      std::span<uint8_t> chunk = dest.subspan(size_t(off), size_t(n));
+      std::span<uint8_t> chunk = buffer(unsigned(worker), off, size_t(n));
+      if (chunk.size() != n) throw std::logic_error("CacheReader::StreamSection: a buffer of the wrong size");
       ReadAll(fd_, chunk.data(), chunk.size(), s.offset + off, path_);
       chunk_digests[c] = XXH3_64bits(chunk.data(), chunk.size());
-      if (check) check(off, chunk);
+      consume(unsigned(worker), off, chunk);
     }
   });
   if (CombineChunkDigests(chunk_digests, s.bytes) != s.digest) {
     throw CacheError(path_ + ": section " + s.name + " digest mismatch (damaged)");
   }
+}
+
+void CacheReader::ReadUnchecked(std::string_view name, uint64_t offset, std::span<uint8_t> dest) const {
+  const CacheSection& s = Section(name);
+  if (offset > s.bytes || dest.size() > s.bytes - offset) {
+    throw CacheError(path_ + ": section " + s.name + " has no bytes [" + std::to_string(offset) + ", " +
+                     std::to_string(offset + dest.size()) + ")");
+  }
+  ReadAll(fd_, dest.data(), dest.size(), s.offset + offset, path_);
 }
 
 std::vector<uint8_t> CacheReader::SectionBytes(std::string_view name) const {

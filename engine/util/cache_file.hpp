@@ -104,6 +104,21 @@ class CacheReader {
   // CacheError the caller must discard what `dest` holds.
   using Check = std::function<void(uint64_t offset, std::span<const uint8_t> chunk)>;
   void ReadSection(std::string_view name, std::span<uint8_t> dest, unsigned threads, const Check& check = {}) const;
+  // The same read with the destination chosen per chunk, for bytes that go
+  // on somewhere else (a GPU's memory, through page-locked buffers):
+  // buffer(worker, offset, bytes) returns where worker `worker` (0 ..
+  // threads - 1; each reads its own run of chunks in order) reads the chunk
+  // at `offset` (`bytes` long, at most kCacheChunkBytes); the chunk is
+  // hashed there, then consume(worker, offset, chunk) runs before that worker
+  // asks for its next buffer. The section's digest is checked after every
+  // chunk was consumed: on CacheError the caller discards what it consumed.
+  using ChunkBuffer = std::function<std::span<uint8_t>(unsigned worker, uint64_t offset, size_t bytes)>;
+  using Consume = std::function<void(unsigned worker, uint64_t offset, std::span<const uint8_t> chunk)>;
+  void StreamSection(std::string_view name, unsigned threads, const ChunkBuffer& buffer, const Consume& consume) const;
+  // Bytes [offset, offset + dest.size()) of a section, its digest NOT
+  // checked: only for identifying a few elements of a section whose bytes
+  // are checked as a whole elsewhere (StreamSection).
+  void ReadUnchecked(std::string_view name, uint64_t offset, std::span<uint8_t> dest) const;
   // A small section's bytes, digest checked.
   std::vector<uint8_t> SectionBytes(std::string_view name) const;
   const std::string& path() const { return path_; }

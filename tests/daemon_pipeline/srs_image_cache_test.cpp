@@ -11,12 +11,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <stdexcept>
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/groth16/key_image.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
+#include "engine/util/cache_file.hpp"
 #include "prover/srs_registry.hpp"
 #include "tests/support/temp_files.hpp"
 
@@ -177,6 +182,127 @@ TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
     EXPECT_EQ(srs.images().ReadCompact("snap-2k", other, 0), nullptr);
     EXPECT_NE(srs.images().ReadCompact("snap-2k", p->circuit, 0), nullptr);
   }
+}
+
+// A stand-in for the GPUs of SrsRegistry::SetKeyToDevices: it streams the
+// key image (groth16::KeyImageStream) as CudaBackend::LoadKeyImage does and
+// keeps each record's x, y bytes at its index, or refuses, or throws.
+struct FakeDevices {
+  enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
+  std::map<groth16::KeySection, std::vector<uint8_t>> sections;
+  int calls = 0;
+
+  bool operator()(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes) {
+    ++calls;
+    EXPECT_GT(circuit_bytes, 0u) << "the compact image's size, for the device budget";
+    EXPECT_EQ(shell.h.size(), image.Count(groth16::KeySection::kH));
+    if (mode == Mode::kRefuse) return false;
+    if (mode == Mode::kThrow) throw std::runtime_error("a device failed");
+    for (auto s : {groth16::KeySection::kH, groth16::KeySection::kL, groth16::KeySection::kA, groth16::KeySection::kBG1,
+                   groth16::KeySection::kBG2}) {
+      const size_t r = groth16::KeyImageStream::RecordBytes(s), xy = s == groth16::KeySection::kBG2 ? 192 : 96;
+      std::vector<uint8_t>& out = sections[s];
+      out.assign(image.Count(s) * xy, 0);
+      std::vector<std::vector<uint8_t>> buffers(2, std::vector<uint8_t>(groth16::KeyImageStream::BufferBytes()));
+      image.Stream(
+          s, 2, [&](unsigned w) { return std::span<uint8_t>(buffers.at(w)); },
+          [&](unsigned, uint64_t first, std::span<const uint8_t> records) {
+            for (size_t k = 0; k < records.size() / r; ++k)
+              std::memcpy(out.data() + (first + k) * xy, records.data() + k * r, xy);
+          });
+    }
+    return true;
+  }
+};
+
+template <class Point>
+void ExpectHeld(const std::vector<uint8_t>& device, const util::OverwriteVector<Point>& want, const char* what) {
+  constexpr size_t xy = sizeof(Point::x) + sizeof(Point::y);
+  ASSERT_EQ(device.size(), want.size() * xy) << what;
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(std::memcmp(device.data() + i * xy, &want[i], xy), 0) << what << " point " << i;
+}
+
+// With every image made and a devices hook set, a witness-only GPU daemon's
+// load reads the key image once, to the devices, and the circuit's shell and
+// compact image: the set holds only its compact circuit and small parts,
+// the devices every point of the key. A hook that refuses or throws, or a
+// damaged key image, loads the set the usual way (the damaged image rebuilt).
+TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir("cuzk-srs-images-");
+  const std::string cache = (dir.path / "images").string();
+  LoadWith(cache, true);  // writes the circuit and key images and the compact one
+  const Load usual = LoadWith(cache, true);
+  ASSERT_NE(usual.params->compact, nullptr);
+  ASSERT_FALSE(usual.params->on_devices_only);
+
+  auto load = [&](FakeDevices& devices) {
+    SrsRegistry srs(ParamDir(), 0, cache);
+    srs.SetCompactCircuits(true);
+    srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
+                            uint64_t circuit_bytes) { return devices(shell, image, circuit_bytes); });
+    Load l{srs.Acquire("snap-2k").Get(nullptr), {}};
+    srs.images().WaitForWrites();
+    l.stats = srs.images().stats();
+    return l;
+  };
+
+  FakeDevices held;
+  const Load direct = load(held);
+  const LoadedParams& p = *direct.params;
+  ASSERT_TRUE(p.on_devices_only);
+  EXPECT_EQ(held.calls, 1);
+  ExpectHeld(held.sections[groth16::KeySection::kH], usual.params->pk.h, "h");
+  ExpectHeld(held.sections[groth16::KeySection::kL], usual.params->pk.l, "l");
+  ExpectHeld(held.sections[groth16::KeySection::kA], usual.params->pk.a, "a");
+  ExpectHeld(held.sections[groth16::KeySection::kBG1], usual.params->pk.b_g1, "b_g1");
+  ExpectHeld(held.sections[groth16::KeySection::kBG2], usual.params->pk.b_g2, "b_g2");
+  // What the host has: the counts, densities, vk, the compact form.
+  EXPECT_TRUE(p.pk.vk == usual.params->pk.vk);
+  EXPECT_EQ(p.pk.h.size(), usual.params->pk.h.size());
+  EXPECT_EQ(p.pk.a_density, usual.params->pk.a_density);
+  EXPECT_EQ(p.pk.b_density, usual.params->pk.b_density);
+  EXPECT_EQ(p.circuit.num_constraints(), usual.params->circuit.num_constraints());
+  EXPECT_EQ(p.circuit.a.nonzeros(), usual.params->circuit.a.nonzeros());
+  ASSERT_NE(p.compact, nullptr);
+  EXPECT_EQ(p.compact->a.columns, usual.params->compact->a.columns);
+  EXPECT_EQ(p.resident_bytes, usual.params->resident_bytes);
+  EXPECT_EQ(p.HeldBytes(), p.compact->Bytes() + p.pk.vk.ic.size() * sizeof(ec::G1Affine));
+  EXPECT_EQ(direct.stats.circuit_writes + direct.stats.key_writes + direct.stats.compact_writes, 0u);
+  EXPECT_EQ(direct.stats.rebuilds, 0u);
+
+  for (auto mode : {FakeDevices::Mode::kRefuse, FakeDevices::Mode::kThrow}) {
+    FakeDevices devices;
+    devices.mode = mode;
+    const Load l = load(devices);
+    EXPECT_EQ(devices.calls, 1);
+    EXPECT_FALSE(l.params->on_devices_only);
+    ExpectSameSet(*l.params, *usual.params);
+  }
+
+  // A key image damaged inside H: the stream's digest check refuses it, the
+  // usual load finds it damaged too and decodes the .params; the image is rewritten.
+  fs::path key_image;
+  for (const auto& f : fs::directory_iterator(cache))
+    if (f.path().extension() == ".key-image") key_image = f.path();
+  ASSERT_FALSE(key_image.empty());
+  {
+    const auto shape = filecoin::SectorShape::FromSectorSize(2048);
+    const std::string params =
+        (fs::path(ParamDir()) / (snapdeals::EmptySectorUpdateParamsStem(shape) + ".params")).string();
+    const util::CacheSection h =
+        util::CacheReader(key_image.string(), groth16::kKeyImageKind, groth16::ParamsFileSource(params)).Section("h");
+    FlipByteAt(key_image.string(), h.offset + h.bytes / 2);
+  }
+  FakeDevices after_damage;
+  const Load damaged = load(after_damage);
+  EXPECT_FALSE(damaged.params->on_devices_only);
+  EXPECT_EQ(damaged.stats.rebuilds, 1u);
+  EXPECT_EQ(damaged.stats.key_writes, 1u);
+  ExpectSameSet(*damaged.params, *usual.params);
+  FakeDevices again;
+  EXPECT_TRUE(load(again).params->on_devices_only) << "the rewritten image goes to the devices";
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {

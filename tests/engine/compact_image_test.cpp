@@ -186,5 +186,27 @@ TEST(CompactImage, CheckRefusesAFormOfAnotherCircuit) {
   differs("sizes", [](CompiledCircuit& c) { ++c.num_aux; });
 }
 
+// A circuit read without its matrices (ReadCircuitImageShell) is checked
+// against its compact form by counts and end columns: the compact form of
+// the same circuit passes, one of another circuit of other counts does not.
+TEST(CompactImage, ShapeCheckAgainstACircuitShell) {
+  test::TempDir dir("cuzk-compact-shape-");
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 300, .free_aux = 30}, rng);
+  const std::string image = dir.File("c.circuit-image");
+  const uint64_t source = CircuitImageSource("shape-test");
+  WriteCircuitImage(rc.circuit, image, source);
+  const CompiledCircuit shell = ReadCircuitImageShell(image, source);
+  EXPECT_NO_THROW(CheckCompactShape(Compact(rc.circuit), shell));
+  const test::RandomCircuit other = test::MakeRandomCircuit({.constraints = 301, .free_aux = 30}, rng);
+  EXPECT_THROW(CheckCompactShape(Compact(other.circuit), shell), util::CacheError);
+  CompactCircuit moved = Compact(rc.circuit);
+  moved.num_aux += 1;
+  EXPECT_THROW(CheckCompactShape(moved, shell), util::CacheError);
+  CompactCircuit end = Compact(rc.circuit);
+  end.b.columns.back() ^= 1;
+  EXPECT_THROW(CheckCompactShape(end, shell), util::CacheError);
+}
+
 }  // namespace
 }  // namespace cuzk::r1cs

@@ -1,0 +1,104 @@
+#include "cuda/groth16/key_image_upload.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <vector>
+
+#include "cuda/runtime/cuda_check.hpp"
+#include "cuda/runtime/device_buffer.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+// Record r's first out_words words of in_words: the flag word and padding
+// dropped. One thread per output word (coalesced writes; the reads skip one
+// word in 13 (G1) or 25 (G2)).
+__global__ void RepackRecords(const uint64_t* __restrict__ in, uint64_t* __restrict__ out, size_t records,
+                              unsigned in_words, unsigned out_words) {
+  const size_t total = records * out_words;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = i / out_words, w = i - r * out_words;
+    out[i] = in[r * in_words + w];
+  }
+}
+
+}  // namespace
+
+struct KeyImageUploader::Impl {
+  struct Slot {
+    PinnedBuffer<uint8_t> host;
+    DeviceBuffer<uint8_t> device;
+    Event done;
+    bool used = false;
+  };
+  struct Worker {
+    Stream stream;
+    Slot slots[2];
+    int current = 1;
+  };
+  std::vector<std::unique_ptr<Worker>> workers;
+};
+
+KeyImageUploader::KeyImageUploader(unsigned workers) : impl_(std::make_unique<Impl>()) {
+  if (workers == 0 || workers > 64) throw std::invalid_argument("KeyImageUploader: 1..64 workers");
+  const auto t0 = std::chrono::steady_clock::now();
+  const size_t bytes = groth16::KeyImageStream::BufferBytes();
+  for (unsigned w = 0; w < workers; ++w) {
+    auto worker = std::make_unique<Impl::Worker>();
+    for (auto& slot : worker->slots) {
+      slot.host = PinnedBuffer<uint8_t>(bytes);
+      slot.device = DeviceBuffer<uint8_t>(bytes);
+    }
+    impl_->workers.push_back(std::move(worker));
+  }
+  alloc_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+KeyImageUploader::~KeyImageUploader() = default;
+
+void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
+                              size_t device_record_bytes) {
+  const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
+  if (device_record_bytes % 8 != 0 || device_record_bytes >= in_bytes || in_bytes % 8 != 0) {
+    throw std::invalid_argument("KeyImageUploader: device records must be a multiple of 8 below the image's");
+  }
+  const unsigned in_words = unsigned(in_bytes / 8), out_words = unsigned(device_record_bytes / 8);
+  auto* out = static_cast<uint64_t*>(dest);
+  auto& workers = impl_->workers;
+  for (auto& w : workers) w->current = 1, w->slots[0].used = w->slots[1].used = false;
+  const auto buffer = [&](unsigned id) -> std::span<uint8_t> {
+    Impl::Worker& w = *workers.at(id);
+    w.current ^= 1;
+    Impl::Slot& slot = w.slots[w.current];
+    if (slot.used) slot.done.Synchronize();  // its last chunk has reached the device
+    return {slot.host.data(), slot.host.size()};
+  };
+  const auto records = [&](unsigned id, uint64_t first, std::span<const uint8_t> bytes) {
+    Impl::Worker& w = *workers.at(id);
+    Impl::Slot& slot = w.slots[w.current];
+    const size_t n = bytes.size() / in_bytes;
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(slot.device.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, w.stream.get()));
+    const unsigned threads = 256;
+    const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
+    RepackRecords<<<unsigned(blocks), threads, 0, w.stream.get()>>>(
+        reinterpret_cast<const uint64_t*>(slot.device.data()), out + first * out_words, n, in_words, out_words);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    slot.done.Record(w.stream.get());
+    slot.used = true;
+  };
+  std::exception_ptr failed;
+  try {
+    image.Stream(section, unsigned(workers.size()), buffer, records);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  // Every copy done before the buffers are reused or freed, failed or not.
+  for (auto& w : workers) w->stream.Synchronize();
+  if (failed) std::rethrow_exception(failed);
+}
+
+}  // namespace cuzk::cuda

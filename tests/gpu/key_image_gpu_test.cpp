@@ -1,0 +1,110 @@
+// A key's bases straight from its key image into device memory
+// (CudaBackend::LoadKeyImage, cuda/groth16/key_image_upload.hpp): a proof
+// with the image's shell (no host points) equals the CPU backend's with the
+// whole key for the same r, s, on keys whose sections span one chunk or
+// several (records cut by the chunk edges); a device without room refuses
+// and keeps nothing; a damaged image is an error and keeps nothing.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "cuda/groth16/cuda_backend.hpp"
+#include "engine/circuits/synthetic/synthetic_circuit.hpp"
+#include "engine/groth16/cpu_backend.hpp"
+#include "engine/groth16/key_image.hpp"
+#include "engine/groth16/params_io.hpp"
+#include "engine/groth16/proof_encoding.hpp"
+#include "engine/groth16/prover.hpp"
+#include "engine/groth16/setup.hpp"
+#include "engine/groth16/verifier.hpp"
+#include "engine/r1cs/compact_circuit.hpp"
+#include "engine/util/cache_file.hpp"
+#include "tests/gpu/gpu_skip.hpp"
+#include "tests/support/temp_files.hpp"
+#include "tests/support/test_seed.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+using namespace cuzk::groth16;
+namespace synthetic = circuits::synthetic;
+
+constexpr uint64_t kSource = 0x6b657931;
+
+struct Keyed {
+  synthetic::SyntheticParams params;
+  r1cs::CompiledCircuit circuit;
+  ProvingKey pk;  // as from a .params file (what images are made from), bound
+};
+
+Keyed MakeKeyed(unsigned log_size) {
+  Keyed k;
+  k.params = {.log_size = log_size, .num_public = 3, .lc_width = 40, .lc_period = 8};
+  k.circuit = synthetic::Record(k.params);
+  k.pk = ParseParams(SerializeParams(GenerateParameters(k.circuit)), "k.params");
+  BindCircuit(k.pk, k.circuit);
+  return k;
+}
+
+TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  CudaBackend gpu;
+  CpuBackend cpu;
+  // 2^10: every section inside one chunk; 2^20: H is 109 MB (three chunks, two cut records).
+  for (unsigned log_size : {10u, 20u}) {
+    const Keyed k = MakeKeyed(log_size);
+    const std::string path = dir.File("k" + std::to_string(log_size) + ".key-image");
+    WriteKeyImage(k.pk, path, kSource);
+    const KeyImageStream image(path, kSource);
+    ProvingKey shell = image.Shell();
+    BindCircuit(shell, k.circuit);
+    const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
+    ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), 4)) << "2^" << log_size;
+    EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr));
+    gpu.Prepare(shell, &k.circuit, &cc);  // the compact circuit, as the daemon's preparation does
+    EXPECT_TRUE(gpu.HoldsOnDevice(shell, &k.circuit));
+    const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+    const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
+    const Proof got = ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
+    EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << "2^" << log_size;
+    EXPECT_TRUE(Verify(PrepareVerifyingKey(shell.vk), got, z.PublicInputs()));
+    const CudaBackendStats st = gpu.Stats();
+    std::printf("  2^%u: key image to the device %.1f ms (buffers %.1f ms), %llu bytes\n", log_size, st.image_bases_ms,
+                st.image_buffers_ms, (unsigned long long)st.image_bases_bytes);
+    gpu.ForgetKey(shell);
+  }
+}
+
+TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
+  CUZK_REQUIRE_GPU();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  const Keyed k = MakeKeyed(12);
+  const std::string path = dir.File("k.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  {
+    CudaBackend small({.resident_bases_bytes = 0});
+    const KeyImageStream image(path, kSource);
+    const ProvingKey shell = image.Shell();
+    EXPECT_FALSE(small.LoadKeyImage(shell, image, 0, 2));
+    EXPECT_FALSE(small.HoldsOnDevice(shell, nullptr));
+    EXPECT_EQ(small.Stats().resident_base_bytes, 0u);
+  }
+  // One byte of H flipped: the digest refuses it after the upload, which is dropped.
+  std::vector<uint8_t> bytes = test::ReadAll(path);
+  const util::CacheSection h = util::CacheReader(path, kKeyImageKind, kSource).Section("h");
+  bytes.at(h.offset + h.bytes / 3) ^= 0x01;
+  test::WriteAll(path, bytes);
+  CudaBackend gpu;
+  const KeyImageStream image(path, kSource);
+  const ProvingKey shell = image.Shell();
+  EXPECT_THROW(gpu.LoadKeyImage(shell, image, 0, 2), util::CacheError);
+  EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace cuzk::cuda
