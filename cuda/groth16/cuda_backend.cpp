@@ -299,8 +299,10 @@ struct CudaBackend::Impl {
     // come (another lane may be growing its buffers meanwhile), which can
     // only leave the bases less room.
     const size_t lanes_now = lanes_reserved;
-    const size_t need =
-        ProofWorkingSetBytes(pk.domain_size(), pk.a_density.size(), unsigned(gpu->lanes.size())) + circuit_to_come;
+    // The witness's length: the densities' once the key is bound to its
+    // circuit, else (an image's shell, LoadKeyImage) inputs + aux from its counts.
+    const size_t n_z = std::max<size_t>(pk.a_density.size(), pk.vk.ic.size() + pk.l.size());
+    const size_t need = ProofWorkingSetBytes(pk.domain_size(), n_z, unsigned(gpu->lanes.size())) + circuit_to_come;
     const size_t need_now = need > lanes_now ? need - lanes_now : 0;
     return free_bytes > need_now ? free_bytes - need_now : 0;
   }
