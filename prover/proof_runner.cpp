@@ -186,6 +186,21 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
 #endif
 }
 
+// Reading threads per device for a key image: the engine's share split
+// among the devices (each reads the image from the page cache itself).
+unsigned ProofRunner::KeyImageThreads(size_t devices) const {
+  return std::max(1u, util::ResolveThreads(options_.engine_threads) / unsigned(std::max<size_t>(devices, 1)));
+}
+
+void ProofRunner::PrepareKeyImageBuffers() {
+#ifdef CUZK_HAVE_CUDA
+  std::vector<cuda::CudaBackend*> gpus;
+  for (const auto& entry : gpu_backends_)
+    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.push_back(gpu);
+  for (cuda::CudaBackend* gpu : gpus) gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
+#endif
+}
+
 bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
                                uint64_t circuit_bytes) {
 #ifdef CUZK_HAVE_CUDA
@@ -193,9 +208,7 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
   for (const auto& entry : gpu_backends_)
     if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
   if (gpus.empty()) return false;
-  // One thread per device (each reads the image from the page cache itself),
-  // its reading threads the engine's share split among the devices.
-  const unsigned threads = std::max(1u, util::ResolveThreads(options_.engine_threads) / unsigned(gpus.size()));
+  const unsigned threads = KeyImageThreads(gpus.size());
   std::vector<std::future<bool>> loads;
   for (const auto& [ordinal, backend] : gpus) {
     const int device = ordinal;

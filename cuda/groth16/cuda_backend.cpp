@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -567,6 +568,23 @@ struct CudaBackend::Impl {
   std::vector<Lane*> free_lanes;
   std::unique_ptr<GpuState> gpu;
   CudaBackendStats stats;
+  // LoadKeyImage's buffers made ahead (PrepareKeyImageBuffers; guarded by mu).
+  std::future<std::unique_ptr<KeyImageUploader>> spare_uploader;
+  unsigned spare_workers = 0;
+
+  // The spare buffers when they fit `workers`, else fresh ones. Caller holds mu.
+  std::unique_ptr<KeyImageUploader> UploaderFor(unsigned workers) {
+    if (spare_uploader.valid()) {
+      std::unique_ptr<KeyImageUploader> spare;
+      try {
+        spare = spare_uploader.get();  // waits for their allocation if it is still going on
+      } catch (const std::exception&) {
+        spare.reset();  // made again below
+      }
+      if (spare && spare_workers == workers) return spare;
+    }
+    return std::make_unique<KeyImageUploader>(workers);
+  }
 };
 
 CudaBackend::CudaBackend(const CudaBackendOptions& options) : impl_(std::make_unique<Impl>(options)) {}
@@ -642,6 +660,13 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
     Reserve(lane->z, pk.num_variables());
     impl_->lanes_reserved += (3 * m + pk.num_variables()) * sizeof(ff::Fr);
   }
+  // A set prepared from host memory: spare key image buffers are not needed for it.
+  if (impl_->spare_uploader.valid()) {
+    try {
+      impl_->spare_uploader.get().reset();
+    } catch (const std::exception&) {
+    }
+  }
   const bool with_circuit = circuit && pk.h_form == groth16::HQueryForm::kBellperson;
   // The compact circuit (r1cs::CompactCircuit: 6 B a nonzero, 4 B a row and
   // matrix) is uploaded after the bases; they leave room for it.
@@ -682,7 +707,8 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   impl_->gpu->keys.erase(&pk);  // an older key at this address
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
   try {
-    KeyImageUploader up(std::clamp(threads, 1u, 32u));
+    const std::unique_ptr<KeyImageUploader> uploader = impl_->UploaderFor(std::clamp(threads, 1u, 32u));
+    KeyImageUploader& up = *uploader;
     auto g1 = [&](groth16::KeySection s, std::span<const ec::G1Affine> host) {
       DeviceBases<G1Gpu> d(host.size(), DeviceBases<G1Gpu>::Unfilled{});
       if (!host.empty()) up.Upload(image, s, d.mutable_data(), sizeof(G1Point));
@@ -706,6 +732,17 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
                                     pk.b_g2.size() * sizeof(ec::G2Affine);
   impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   return true;
+}
+
+void CudaBackend::PrepareKeyImageBuffers(unsigned threads) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->spare_uploader.valid()) return;
+  const unsigned workers = std::clamp(threads, 1u, 32u);
+  impl_->spare_workers = workers;
+  impl_->spare_uploader = std::async(std::launch::async, [device = impl_->device, workers] {
+    ScopedDevice on(device);
+    return std::make_unique<KeyImageUploader>(workers);
+  });
 }
 
 bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircuit* circuit) const {

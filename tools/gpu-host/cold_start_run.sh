@@ -22,7 +22,11 @@
 # /dev/shm/cuzk-cache: the host's disk holds the .params but not also its
 # ~37 GB key image; tmpfs behaves as files in the page cache), CUZK_BUDGET
 # (daemon memory.total_budget, default 80GiB), CUZK_SYNTH (default 3),
-# CUZK_SETUP_S (default 320).
+# CUZK_SETUP_S (default 320), CUZK_PARAMS_DIR (default /tmp/s-SIZE/params;
+# /dev/shm/... keeps the 34.5 GB .params off the 64 GB disk so the images fit
+# there), CUZK_DROP_RUN=1 (run 3: the page cache dropped first, the disk's
+# read rate measured with dd on the circuit image, the daemon's bytes read
+# from disk from /proc/PID/io; needs the images on the disk: CUZK_CACHE_DIR).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -43,12 +47,13 @@ bundle=$(echo /tmp/b/cuzk-*/)
 { nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; free -g; df -h /tmp /dev/shm; } \
   >"$OUT/host.txt" 2>&1
 w=/tmp/s-$size
-mkdir -p "$w"
+params=${CUZK_PARAMS_DIR:-$w/params}
+mkdir -p "$w" "$params"
 timed "$size gen-vanilla" 200 "$OUT/gen.log" \
   "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size "$size" --seed 1 --out "$w/sector" || exit 1
 timed "$size setup --gpu" "${CUZK_SETUP_S:-320}" "$OUT/setup.log" \
-  "$bundle/bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$w/params" --gpu || exit 1
-ls -l "$w/params" >>"$OUT/setup.log"
+  "$bundle/bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$params" --gpu || exit 1
+ls -l "$params" >>"$OUT/setup.log"
 rm -rf "$cache"
 
 run_daemon() {  # run_daemon TAG: start, first proof, idle RSS, stop
@@ -65,7 +70,7 @@ pinned_limit = "16GiB"
 synthesis_concurrency = ${CUZK_SYNTH:-3}
 witness_only = true
 [srs]
-param_cache = "$w/params"
+param_cache = "$params"
 cache_dir = "$cache"
 [logging]
 level = "info"
@@ -86,6 +91,7 @@ EOF
   timed "$tag: first proof (single, verified)" 400 "$OUT/single-$tag.log" \
     "$bundle/bin/cuzk-bench" single --addr "$grpc" --dir "$w/sector" --out "$w/proof-$tag.bin"
   row "$tag: daemon start -> first proof" "-" "$(since "$t0")s"
+  row "$tag: bytes the daemon read from disk" "-" "-" "$(grep -E '^read_bytes' "/proc/$dpid/io" 2>/dev/null)"
   rss "$dpid" >"$OUT/rss-$tag.txt"
   row "$tag: idle memory after the proof" "-" "-" "$(cat "$OUT/rss-$tag.txt")"
   if [[ $tag == run1 ]]; then  # the images are written after the load: wait for all three
@@ -156,6 +162,22 @@ fi
 free -g >>"$OUT/host.txt"
 left=$((590 - ($(date +%s) - t_start)))
 if ((left > 90)); then run_daemon run2; else row "run2" skip "-" "only ${left}s left"; fi
+if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
+  left=$((590 - ($(date +%s) - t_start)))
+  if ((left > 80)); then
+    sync
+    echo 3 >/proc/sys/vm/drop_caches
+    circuit_image=$(readlink -f "$cache"/*.circuit-image | head -1)
+    row "dd 6 GiB of the circuit image (buffered)" "-" "-" \
+      "$(dd if="$circuit_image" of=/dev/null bs=16M count=384 2>&1 | tail -1)"
+    sync
+    echo 3 >/proc/sys/vm/drop_caches
+    row "page cache dropped" "-" "-" "$(free -g | awk '/Mem:/ {print "buff/cache " $6 " GB"}')"
+    CUZK_WARM_SECTORS=0 run_daemon run3
+  else
+    row "run3 (page cache dropped)" skip "-" "only ${left}s left"
+  fi
+fi
 ls -l "$cache" >>"$OUT/host.txt" 2>&1
 (cd "$OUT" && tar czf /tmp/all-logs.tgz --exclude=all-logs.tgz . && mv /tmp/all-logs.tgz "$OUT/")
 echo
