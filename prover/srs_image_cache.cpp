@@ -155,6 +155,17 @@ std::optional<SrsImageCache::CircuitForDevices> SrsImageCache::ReadCircuitForDev
   }
 }
 
+std::optional<r1cs::CircuitImageCounts> SrsImageCache::ReadCircuitCounts(const std::string& circuit_id) {
+  if (!enabled() || disabled_) return std::nullopt;
+  const std::string path = CircuitPath(circuit_id);
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    return r1cs::ReadCircuitImageCounts(path, r1cs::CircuitImageSource(circuit_id));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::unique_ptr<groth16::KeyImageStream> SrsImageCache::OpenKey(const std::string& params_path,
                                                                 uint64_t params_source) {
   if (!enabled() || disabled_ || params_source == 0) return nullptr;

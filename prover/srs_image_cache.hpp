@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "engine/groth16/key_image.hpp"
 #include "engine/groth16/types.hpp"
+#include "engine/r1cs/circuit_image.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
 
@@ -68,6 +69,10 @@ class SrsImageCache {
     std::shared_ptr<const r1cs::CompactCircuit> compact;
   };
   std::optional<CircuitForDevices> ReadCircuitForDevices(const std::string& circuit_id, unsigned threads);
+  // The circuit's counts from its image (r1cs::ReadCircuitImageCounts);
+  // nullopt on a miss or a stale or damaged image (not logged: the load
+  // that follows reports it).
+  std::optional<r1cs::CircuitImageCounts> ReadCircuitCounts(const std::string& circuit_id);
   // The key image opened for streaming (groth16::KeyImageStream); null on a
   // miss or a stale or damaged header (logged).
   std::unique_ptr<groth16::KeyImageStream> OpenKey(const std::string& params_path, uint64_t params_source);

@@ -223,7 +223,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     // then trued up to the resident size; a failed load gives it back.
     memory::Reservation charge;
     if (budget_) {
-      charge = budget_->Charge(LoadChargeEstimate(entry.params_path));
+      charge = budget_->Charge(ChargeEstimate(entry));
     }
     // Deleted through the unload hook: the GPUs drop their copies first.
     std::shared_ptr<LoadedParams> fresh(new LoadedParams, [unloader = unloader_](LoadedParams* gone) {
@@ -564,18 +564,44 @@ CircuitDims SrsRegistry::Lease::Dims() const {
     if (entry_->dims) return *entry_->dims;
   }
   if (entry_->generic) return DimsOf(Get(nullptr)->circuit);  // a file's circuit: known once read
-  // Counted without the parameters (no values, no linear combinations: 2 KiB
-  // ~0.1 s, 32 GiB seconds), once per set: the compile at load time then
+  // From the circuit image when there is a current one (a few KiB), else
+  // counted without the parameters (no values, no linear combinations: 2 KiB
+  // ~0.1 s, 32 GiB ~1 s, which the first job waited for before it was
+  // queued and its set started loading), once per set: the load then
   // replaces it with the same figures.
-  const snapdeals::CircuitCounts c = snapdeals::CountEmptySectorUpdate(entry_->shape);
-  const CircuitDims d{.constraints = c.constraints, .inputs = c.inputs, .variables = c.inputs + c.aux};
+  CircuitDims d;
+  if (auto counts = registry_ ? registry_->images_.ReadCircuitCounts(entry_->circuit_id) : std::nullopt) {
+    d = {.constraints = counts->constraints,
+         .inputs = counts->num_inputs,
+         .variables = counts->num_inputs + counts->num_aux};
+  } else {
+    const snapdeals::CircuitCounts c = snapdeals::CountEmptySectorUpdate(entry_->shape);
+    d = {.constraints = c.constraints, .inputs = c.inputs, .variables = c.inputs + c.aux};
+  }
   absl::MutexLock lock(&entry_->mu);
   if (!entry_->dims) entry_->dims = d;
   return *entry_->dims;
 }
 uint64_t SrsRegistry::Lease::ChargeBytes() const {
   if (auto p = entry_->Loaded()) return p->HeldBytes();
-  return LoadChargeEstimate(entry_->params_path);
+  return registry_ ? registry_->ChargeEstimate(*entry_) : LoadChargeEstimate(entry_->params_path);
+}
+
+uint64_t SrsRegistry::ChargeEstimate(const Entry& entry) {
+  // A set that will load straight to the GPUs holds only its compact circuit
+  // (trued up after the load, should it load the usual way after all).
+  bool to_devices = false;
+  {
+    absl::MutexLock lock(&on_loaded_mu_);
+    to_devices = bool(key_to_devices_);
+  }
+  if (to_devices && compact_circuits_.load() && !entry.generic && images_.enabled()) {
+    std::error_code ec;
+    const uint64_t compact = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
+    if (!ec && fs::exists(images_.CircuitPath(entry.circuit_id)) && fs::exists(images_.KeyPath(entry.params_path)))
+      return compact;
+  }
+  return LoadChargeEstimate(entry.params_path);
 }
 
 }  // namespace cuzk::prover

@@ -159,7 +159,8 @@ class SrsRegistry {
     // set (SnapDeals, without loading) or read (generic: loads the set).
     CircuitDims Dims() const;
     // What the set takes in the budget: its resident bytes when loaded, else
-    // the charge a load starts with (1.6x the .params file; 0 if unreadable).
+    // the charge a load starts with (1.6x the .params file, 0 if unreadable;
+    // the compact image's size for a load straight to the GPUs).
     uint64_t ChargeBytes() const;
     explicit operator bool() const { return entry_ != nullptr; }
 
@@ -248,6 +249,9 @@ class SrsRegistry {
   // The load straight to the GPUs (SetKeyToDevices) into `fresh`: false
   // (logged where it is not a plain miss) leaves `fresh` for the usual load.
   bool LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);
+  // What a set not yet loaded is charged: 1.6x its .params file, or its
+  // compact image's size when it will load straight to the GPUs.
+  uint64_t ChargeEstimate(const Entry& entry);
   uint64_t EvictIdle(uint64_t needed);  // the budget's evictor
   // One reader of the host copy is done (LoadedParams::host_readers); the last releases it.
   void HostCopyUnneeded(const std::shared_ptr<const LoadedParams>& params);

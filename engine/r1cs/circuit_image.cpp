@@ -145,6 +145,12 @@ uint64_t WriteCircuitImage(const CompiledCircuit& circuit, const std::string& pa
   return w.bytes_written();
 }
 
+CircuitImageCounts ReadCircuitImageCounts(const std::string& path, uint64_t source) {
+  util::CacheReader r(path, kKind, source);
+  const Meta meta = ReadMeta(r);
+  return {.num_inputs = meta.num_inputs, .num_aux = meta.num_aux, .constraints = meta.rows};
+}
+
 CompiledCircuit ReadCircuitImageShell(const std::string& path, uint64_t source) {
   util::CacheReader r(path, kKind, source);
   const Meta meta = ReadMeta(r);

@@ -248,6 +248,15 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
     return l;
   };
 
+  {
+    // Before the set loads, its counts come from the circuit image, equal to the circuit's.
+    SrsRegistry srs(ParamDir(), 0, cache);
+    const CircuitDims d = srs.Acquire("snap-2k").Dims();
+    EXPECT_EQ(d.constraints, usual.params->circuit.num_constraints());
+    EXPECT_EQ(d.inputs, usual.params->circuit.num_inputs);
+    EXPECT_EQ(d.variables, usual.params->circuit.num_variables());
+  }
+
   FakeDevices held;
   const Load direct = load(held);
   const LoadedParams& p = *direct.params;

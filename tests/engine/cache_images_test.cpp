@@ -238,6 +238,11 @@ TEST(CircuitImage, ShellHasCountsDensitiesAndEnds) {
     EXPECT_EQ(shell.a_density, rc.circuit.a_density);
     EXPECT_EQ(shell.b_density, rc.circuit.b_density);
     EXPECT_THROW(r1cs::ReadCircuitImageShell(image, r1cs::CircuitImageSource("other")), util::CacheError);
+    const r1cs::CircuitImageCounts counts = r1cs::ReadCircuitImageCounts(image, source);
+    EXPECT_EQ(counts.num_inputs, rc.circuit.num_inputs);
+    EXPECT_EQ(counts.num_aux, rc.circuit.num_aux);
+    EXPECT_EQ(counts.constraints, rc.circuit.num_constraints());
+    EXPECT_THROW(r1cs::ReadCircuitImageCounts(image, r1cs::CircuitImageSource("other")), util::CacheError);
   }
 }
 
