@@ -242,7 +242,10 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
     srs.SetCompactCircuits(true);
     srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
                             uint64_t circuit_bytes) { return devices(shell, image, circuit_bytes); });
-    Load l{srs.Acquire("snap-2k").Get(nullptr), {}};
+    SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+    // Charged, before it loads, what a load straight to the devices holds: the compact image's size.
+    EXPECT_EQ(lease.ChargeBytes(), fs::file_size(fs::path(cache) / "snap-2k.compact-image"));
+    Load l{lease.Get(nullptr), {}};
     srs.images().WaitForWrites();
     l.stats = srs.images().stats();
     return l;
