@@ -8,6 +8,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "absl/time/time.h"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/witness/native_witness.hpp"
 #include "engine/circuits/snapdeals/witness/witness_buffer_pool.hpp"
@@ -281,7 +282,8 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
   if (s.params->on_devices_only) {
     // The compact circuit goes up in the GPUs' preparation; a proof before
     // it would build one from the shell's (zero) matrices.
-    s.params->devices_prepared.WaitForNotification();
+    while (!s.params->devices_prepared.WaitForNotificationWithTimeout(absl::Milliseconds(50)))
+      ctx.cancel.ThrowIfCancelled();  // a cancel or a shutdown ends the wait
     if (!out->backend->HoldsOnDevice(s.params->pk, s.input.circuit)) {
       throw std::runtime_error("parameter set " + s.params->circuit_id +
                                " was loaded straight into the GPUs' memory, "

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 
@@ -188,8 +189,11 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
 
 // Reading threads per device for a key image: the engine's share split
 // among the devices (each reads the image from the page cache itself).
+// At most 16 a device: 2 x 48 MiB of page-locked (and device) memory each
+// while a set loads, 1.5 GB a device (not charged to the budget).
 unsigned ProofRunner::KeyImageThreads(size_t devices) const {
-  return std::max(1u, util::ResolveThreads(options_.engine_threads) / unsigned(std::max<size_t>(devices, 1)));
+  const unsigned share = util::ResolveThreads(options_.engine_threads) / unsigned(std::max<size_t>(devices, 1));
+  return std::clamp(share, 1u, 16u);
 }
 
 void ProofRunner::PrepareKeyImageBuffers() {
@@ -210,24 +214,29 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
   if (gpus.empty()) return false;
   const unsigned threads = KeyImageThreads(gpus.size());
   std::vector<std::future<bool>> loads;
-  for (const auto& [ordinal, backend] : gpus) {
-    const int device = ordinal;
-    cuda::CudaBackend* gpu = backend;
-    loads.push_back(std::async(std::launch::async, [&, device, gpu] {
-      const auto t0 = std::chrono::steady_clock::now();
-      const cuda::CudaBackendStats before = gpu->Stats();
-      const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads);
-      const cuda::CudaBackendStats after = gpu->Stats();
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
-      spdlog::info("GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={}",
-                   device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
-                   ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads);
-      return held;
-    }));
-  }
-  bool all = true;
+  // Every launched load is waited for below, whatever happens to the others.
   std::exception_ptr failed;
+  try {
+    for (const auto& [ordinal, backend] : gpus) {
+      const int device = ordinal;
+      cuda::CudaBackend* gpu = backend;
+      loads.push_back(std::async(std::launch::async, [&, device, gpu] {
+        const auto t0 = std::chrono::steady_clock::now();
+        const cuda::CudaBackendStats before = gpu->Stats();
+        const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads);
+        const cuda::CudaBackendStats after = gpu->Stats();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
+        spdlog::info("GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={}",
+                     device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
+                     ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads);
+        return held;
+      }));
+    }
+  } catch (...) {
+    failed = std::current_exception();  // a thread that could not start
+  }
+  bool all = !failed;
   for (auto& load : loads) {
     try {
       all = load.get() && all;

@@ -57,7 +57,7 @@ Prover::Prover(const ProverOptions& options)
   if (runner_.PreparesCompactCircuits() && options.srs_key_to_devices) {
     srs_.SetKeyToDevices([this](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
                                 uint64_t circuit_bytes) { return runner_.LoadKeyImage(shell, image, circuit_bytes); });
-    runner_.PrepareKeyImageBuffers();
+    if (!options.srs_image_cache.empty()) runner_.PrepareKeyImageBuffers();  // no images, no loads to the GPUs
   }
   // A set that goes (evicted, no job holds it) leaves the GPUs too.
   srs_.SetOnUnloaded([this](const LoadedParams& params) { runner_.ForgetOnDevices(params); });

@@ -260,6 +260,13 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
           circuit_hit = key_hit = true;
           groth16::BindCircuit(fresh->pk, fresh->circuit);
         } else {
+          // Charged for a load to the devices (ChargeEstimate), it loads into
+          // host memory after all: the usual charge first, so the evictors
+          // make room before the memory is taken.
+          if (budget_) {
+            const uint64_t usual = LoadChargeEstimate(entry.params_path);
+            if (charge.bytes() < usual) charge.Merge(budget_->Charge(usual - charge.bytes()));
+          }
           // The compact form is read and checked right after the circuit image,
           // beside the key image's read.
           struct CircuitRead {
@@ -335,18 +342,21 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
       if (!queued) p->host_readers.fetch_sub(1);
     }
     absl::MutexLock lock(&on_loaded_mu_);
-    if (on_loaded_) on_loaded_(entry.circuit_id, p);
+    if (on_loaded_) {
+      on_loaded_(entry.circuit_id, p);
+    } else {
+      p->devices_prepared.Notify();  // no GPUs' preparation follows (a registry without the hook)
+    }
   }
   if (load_ms) *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return p;
 }
 
 bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source) {
-  KeyToDevices to_devices;
-  {
-    absl::MutexLock lock(&on_loaded_mu_);
-    to_devices = key_to_devices_;
-  }
+  // Held for the whole call: SetKeyToDevices(nullptr) waits for it (the
+  // hook calls into the Prover's runner).
+  absl::MutexLock hook_lock(&key_to_devices_mu_);
+  const KeyToDevices& to_devices = key_to_devices_;
   if (!to_devices || params_source == 0 || !fs::exists(images_.CircuitPath(entry.circuit_id)) ||
       !fs::exists(images_.CompactPath(entry.circuit_id))) {
     return false;
@@ -371,8 +381,12 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     spdlog::warn("SRS_TO_DEVICES,{},failed: {} (loads the usual way)", entry.circuit_id, e.what());
   }
   std::optional<SrsImageCache::CircuitForDevices> c = circuit.get();
-  // A key the devices took stays there when the circuit failed: the usual
-  // load reads the same key to the same address, and Prepare finds it.
+  if (held && !c) {
+    // The devices took the key but the circuit's images failed: their copy
+    // goes (it refers to the shell's host vectors, which go next).
+    absl::MutexLock lock(&unloader_->mu);
+    if (unloader_->on_unloaded) unloader_->on_unloaded(fresh);
+  }
   if (!held || !c) {
     fresh.pk = groth16::ProvingKey{};
     return false;
@@ -386,7 +400,8 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
 }
 
 void SrsRegistry::SetKeyToDevices(KeyToDevices key_to_devices) {
-  absl::MutexLock lock(&on_loaded_mu_);
+  absl::MutexLock lock(&key_to_devices_mu_);  // waits for a call in progress
+  has_key_to_devices_ = bool(key_to_devices);
   key_to_devices_ = std::move(key_to_devices);
 }
 
@@ -590,12 +605,7 @@ uint64_t SrsRegistry::Lease::ChargeBytes() const {
 uint64_t SrsRegistry::ChargeEstimate(const Entry& entry) {
   // A set that will load straight to the GPUs holds only its compact circuit
   // (trued up after the load, should it load the usual way after all).
-  bool to_devices = false;
-  {
-    absl::MutexLock lock(&on_loaded_mu_);
-    to_devices = bool(key_to_devices_);
-  }
-  if (to_devices && compact_circuits_.load() && !entry.generic && images_.enabled()) {
+  if (has_key_to_devices_.load() && compact_circuits_.load() && !entry.generic && images_.enabled()) {
     std::error_code ec;
     const uint64_t compact = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
     if (!ec && fs::exists(images_.CircuitPath(entry.circuit_id)) && fs::exists(images_.KeyPath(entry.params_path)))

@@ -93,9 +93,10 @@ struct LoadedParams {
   // the key's points went from its image to every device, the circuit's
   // matrices were never read (r1cs::ReadCircuitImageShell), only the
   // compact form is in host memory until the GPUs take it. pk and circuit
-  // are shells from the start (sizes, first and last elements), as after
-  // the host copy's release, and their bytes count as released. Only a
-  // backend that HoldsOnDevice may prove with the set.
+  // are shells from the start (sizes, first and last elements; the rest
+  // never written, never to be read), as after the host copy's release, and
+  // their bytes count as released. Only a backend that HoldsOnDevice may
+  // prove with the set.
   bool on_devices_only = false;
   // Notified when the GPUs' preparation of the set (ProofRunner::
   // PrepareDevices) is over, whatever came of it: an on_devices_only set's
@@ -266,7 +267,9 @@ class SrsRegistry {
   memory::Budget::EvictorId evictor_id_ = 0;
   absl::Mutex on_loaded_mu_;
   OnLoaded on_loaded_ ABSL_GUARDED_BY(on_loaded_mu_);
-  KeyToDevices key_to_devices_ ABSL_GUARDED_BY(on_loaded_mu_);
+  absl::Mutex key_to_devices_mu_;  // held across a call of the hook (LoadToDevices)
+  KeyToDevices key_to_devices_ ABSL_GUARDED_BY(key_to_devices_mu_);
+  std::atomic<bool> has_key_to_devices_{false};  // for ChargeEstimate, which must not wait for a load
   // The unload hook, shared with every loaded set's deleter (a set may
   // outlive the registry: then the hook is empty).
   struct Unloader {

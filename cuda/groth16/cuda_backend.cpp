@@ -698,14 +698,23 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   using G2Point = DeviceBases<G2Gpu>::Point;
   const size_t need =
       (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
-  // As Prepare sizes them: the lanes' buffers and the compact circuit still to come.
+  // As Prepare sizes them: the lanes' buffers (what they already hold of
+  // this key's sizes is no longer free, but no longer to come either) and
+  // the compact circuit still to come. No ProveStart runs (device_mu).
+  const size_t m = pk.domain_size(), n_z = pk.vk.ic.size() + pk.l.size();
   impl_->lanes_reserved = 0;
+  for (const auto& lane : impl_->gpu->lanes) {
+    for (const auto& side : lane->abc) impl_->lanes_reserved += std::min(side.size(), m) * sizeof(ff::Fr);
+    impl_->lanes_reserved += std::min(lane->z.size(), n_z) * sizeof(ff::Fr);
+  }
   impl_->circuit_to_come = circuit_bytes;
   const size_t budget = impl_->BasesBudget(pk);
   impl_->circuit_to_come = 0;
+  impl_->lanes_reserved = 0;
   if (need > budget) return false;
   impl_->gpu->keys.erase(&pk);  // an older key at this address
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
   try {
     const std::unique_ptr<KeyImageUploader> uploader = impl_->UploaderFor(std::clamp(threads, 1u, 32u));
     KeyImageUploader& up = *uploader;

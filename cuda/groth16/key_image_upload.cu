@@ -40,11 +40,13 @@ struct KeyImageUploader::Impl {
     int current = 1;
   };
   std::vector<std::unique_ptr<Worker>> workers;
+  int device = 0;  // the device the buffers and streams belong to
 };
 
 KeyImageUploader::KeyImageUploader(unsigned workers) : impl_(std::make_unique<Impl>()) {
   if (workers == 0 || workers > 64) throw std::invalid_argument("KeyImageUploader: 1..64 workers");
   const auto t0 = std::chrono::steady_clock::now();
+  CUZK_CUDA_CHECK(cudaGetDevice(&impl_->device));
   const size_t bytes = groth16::KeyImageStream::BufferBytes();
   for (unsigned w = 0; w < workers; ++w) {
     auto worker = std::make_unique<Impl::Worker>();
@@ -76,7 +78,12 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
     if (slot.used) slot.done.Synchronize();  // its last chunk has reached the device
     return {slot.host.data(), slot.host.size()};
   };
+  const int device = impl_->device;
   const auto records = [&](unsigned id, uint64_t first, std::span<const uint8_t> bytes) {
+    // The reading threads are the engine's (util::ParallelForChunks): their
+    // current device is not necessarily this one, and a launch into another
+    // device's stream fails.
+    CUZK_CUDA_CHECK(cudaSetDevice(device));
     Impl::Worker& w = *workers.at(id);
     Impl::Slot& slot = w.slots[w.current];
     const size_t n = bytes.size() / in_bytes;

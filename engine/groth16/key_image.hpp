@@ -93,9 +93,10 @@ class KeyImageStream {
   // The key without its points: the verifying key, every point vector sized
   // (util::OverwriteVector: the memory is reserved, never touched) with only
   // its first and last points read (what identifies a key's sections:
-  // cuda_backend's KeyFingerprint); the points between read as zeros, like
-  // a key whose host copy was given back (prover/host_copy.hpp). Those two
-  // points are not covered by a digest until Stream reads their sections.
+  // cuda_backend's KeyFingerprint); the points between are never read and
+  // must never be (their contents are unspecified), as in a key whose host
+  // copy was given back (prover/host_copy.hpp). Those two points are not
+  // covered by a digest until Stream reads their sections.
   ProvingKey Shell() const;
 
   // buffer(worker): a buffer of at least BufferBytes() that `worker` (0 ..

@@ -41,8 +41,8 @@ CompiledCircuit ReadCircuitImage(const std::string& path, uint64_t source, unsig
 // checked), each matrix's arrays sized (util::OverwriteVector: reserved,
 // never touched) with only their first and last elements read, digests NOT
 // checked (what cuda_backend's CircuitFingerprint reads); the elements
-// between read as zeros, as in a circuit whose host copy was given back
-// (prover/host_copy.hpp). For a daemon whose GPUs evaluate a/b/c from the
+// between are unspecified (reserved memory, never written), as in a circuit
+// whose host copy was given back (prover/host_copy.hpp). For a daemon whose GPUs evaluate a/b/c from the
 // compact image (r1cs/compact_image.hpp): 17.9 GB not read at 32 GiB.
 // Nothing may evaluate or compact these matrices.
 CompiledCircuit ReadCircuitImageShell(const std::string& path, uint64_t source);

@@ -264,6 +264,7 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   const Load direct = load(held);
   const LoadedParams& p = *direct.params;
   ASSERT_TRUE(p.on_devices_only);
+  EXPECT_TRUE(p.devices_prepared.HasBeenNotified()) << "no GPUs' preparation follows without SetOnLoaded";
   EXPECT_EQ(held.calls, 1);
   ExpectHeld(held.sections[groth16::KeySection::kH], usual.params->pk.h, "h");
   ExpectHeld(held.sections[groth16::KeySection::kL], usual.params->pk.l, "l");
