@@ -74,7 +74,8 @@ class ProvingService final : public ProvingEngineBase {
 
  private:
   // Validates and submits one request (ShuttingDownError once the prover stops).
-  prover::Prover::Submitted Submit(const cuzk::v1::SubmitProofRequest& req);
+  // parse_ms: the request's parse, for the SUBMIT_TIMING line.
+  prover::Prover::Submitted Submit(const cuzk::v1::SubmitProofRequest& req, double parse_ms);
   // The error of a refused call, logged and counted by code.
   grpc::Status Refused(const char* rpc, std::exception_ptr error);
   // Runs body(Resp*) on the pool; answers its response, or its error.
