@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "engine/util/parallel.hpp"
 #include "memory/meminfo.hpp"
@@ -17,6 +20,17 @@
 
 namespace cuzk::prover {
 namespace {
+
+#ifdef CUZK_HAVE_CUDA
+// The CUDA backends among the GPU backends, with their device ordinals.
+std::vector<std::pair<int, cuda::CudaBackend*>> CudaGpus(
+    const std::map<int, std::unique_ptr<groth16::Backend>>& backends) {
+  std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
+  for (const auto& [device, backend] : backends)
+    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get())) gpus.emplace_back(device, gpu);
+  return gpus;
+}
+#endif
 
 std::string Gb(uint64_t bytes) {
   char b[32];
@@ -132,9 +146,7 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
     std::atomic<bool> all_hold{true};
   };
   auto shared = std::make_shared<Shared>();
-  std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
-  for (const auto& entry : gpu_backends_)
-    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
+  const std::vector<std::pair<int, cuda::CudaBackend*>> gpus = CudaGpus(gpu_backends_);
   if (gpus.empty()) {
     params->devices_prepared.Notify();
     return;
@@ -198,19 +210,15 @@ unsigned ProofRunner::KeyImageThreads(size_t devices) const {
 
 void ProofRunner::PrepareKeyImageBuffers() {
 #ifdef CUZK_HAVE_CUDA
-  std::vector<cuda::CudaBackend*> gpus;
-  for (const auto& entry : gpu_backends_)
-    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.push_back(gpu);
-  for (cuda::CudaBackend* gpu : gpus) gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
+  const auto gpus = CudaGpus(gpu_backends_);
+  for (const auto& [device, gpu] : gpus) gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
 #endif
 }
 
 bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
                                uint64_t circuit_bytes) {
 #ifdef CUZK_HAVE_CUDA
-  std::vector<std::pair<int, cuda::CudaBackend*>> gpus;
-  for (const auto& entry : gpu_backends_)
-    if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get())) gpus.emplace_back(entry.first, gpu);
+  const std::vector<std::pair<int, cuda::CudaBackend*>> gpus = CudaGpus(gpu_backends_);
   if (gpus.empty()) return false;
   const unsigned threads = KeyImageThreads(gpus.size());
   std::vector<std::future<bool>> loads;
@@ -258,14 +266,12 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
 
 void ProofRunner::ForgetOnDevices(const LoadedParams& params) {
 #ifdef CUZK_HAVE_CUDA
-  for (const auto& entry : gpu_backends_) {
-    auto* gpu = dynamic_cast<cuda::CudaBackend*>(entry.second.get());
-    if (!gpu) continue;
+  for (const auto& [device, gpu] : CudaGpus(gpu_backends_)) {
     const uint64_t before = gpu->Stats().resident_base_bytes;
     gpu->ForgetKey(params.pk);
     const cuda::CudaBackendStats s = gpu->Stats();
     if (s.resident_base_bytes != before) {
-      spdlog::info("GPU_FORGET,device={},circuit={},freed_base_bytes={},resident_base_bytes={}", entry.first,
+      spdlog::info("GPU_FORGET,device={},circuit={},freed_base_bytes={},resident_base_bytes={}", device,
                    params.circuit_id, before - s.resident_base_bytes, s.resident_base_bytes);
     }
   }

@@ -166,6 +166,11 @@ std::optional<r1cs::CircuitImageCounts> SrsImageCache::ReadCircuitCounts(const s
   }
 }
 
+bool SrsImageCache::HasImagesForDevices(const std::string& circuit_id, const std::string& params_path) const {
+  return enabled() && !disabled_ && fs::exists(CircuitPath(circuit_id)) && fs::exists(CompactPath(circuit_id)) &&
+         fs::exists(KeyPath(params_path));
+}
+
 std::unique_ptr<groth16::KeyImageStream> SrsImageCache::OpenKey(const std::string& params_path,
                                                                 uint64_t params_source) {
   if (!enabled() || disabled_ || params_source == 0) return nullptr;

@@ -73,6 +73,10 @@ class SrsImageCache {
   // nullopt on a miss or a stale or damaged image (not logged: the load
   // that follows reports it).
   std::optional<r1cs::CircuitImageCounts> ReadCircuitCounts(const std::string& circuit_id);
+  // Whether all three images a load straight to the GPUs reads are there
+  // (circuit, compact circuit, key; whether they are current is found when
+  // they are read).
+  bool HasImagesForDevices(const std::string& circuit_id, const std::string& params_path) const;
   // The key image opened for streaming (groth16::KeyImageStream); null on a
   // miss or a stale or damaged header (logged).
   std::unique_ptr<groth16::KeyImageStream> OpenKey(const std::string& params_path, uint64_t params_source);

@@ -357,8 +357,7 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
   // hook calls into the Prover's runner).
   absl::MutexLock hook_lock(&key_to_devices_mu_);
   const KeyToDevices& to_devices = key_to_devices_;
-  if (!to_devices || params_source == 0 || !fs::exists(images_.CircuitPath(entry.circuit_id)) ||
-      !fs::exists(images_.CompactPath(entry.circuit_id))) {
+  if (!to_devices || params_source == 0 || !images_.HasImagesForDevices(entry.circuit_id, entry.params_path)) {
     return false;
   }
   const std::unique_ptr<groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
@@ -605,11 +604,11 @@ uint64_t SrsRegistry::Lease::ChargeBytes() const {
 uint64_t SrsRegistry::ChargeEstimate(const Entry& entry) {
   // A set that will load straight to the GPUs holds only its compact circuit
   // (trued up after the load, should it load the usual way after all).
-  if (has_key_to_devices_.load() && compact_circuits_.load() && !entry.generic && images_.enabled()) {
+  if (has_key_to_devices_.load() && compact_circuits_.load() && !entry.generic &&
+      images_.HasImagesForDevices(entry.circuit_id, entry.params_path)) {
     std::error_code ec;
     const uint64_t compact = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
-    if (!ec && fs::exists(images_.CircuitPath(entry.circuit_id)) && fs::exists(images_.KeyPath(entry.params_path)))
-      return compact;
+    if (!ec) return compact;
   }
   return LoadChargeEstimate(entry.params_path);
 }

@@ -572,16 +572,19 @@ struct CudaBackend::Impl {
   std::future<std::unique_ptr<KeyImageUploader>> spare_uploader;
   unsigned spare_workers = 0;
 
-  // The spare buffers when they fit `workers`, else fresh ones. Caller holds mu.
-  std::unique_ptr<KeyImageUploader> UploaderFor(unsigned workers) {
-    if (spare_uploader.valid()) {
-      std::unique_ptr<KeyImageUploader> spare;
+  // The spare buffers (taken from spare_uploader under mu) when they fit
+  // `workers`, else fresh ones; waits for the spare's allocation if it is
+  // still going on.
+  static std::unique_ptr<KeyImageUploader> UploaderFor(std::future<std::unique_ptr<KeyImageUploader>> spare,
+                                                       unsigned spare_workers, unsigned workers) {
+    if (spare.valid()) {
+      std::unique_ptr<KeyImageUploader> taken;
       try {
-        spare = spare_uploader.get();  // waits for their allocation if it is still going on
+        taken = spare.get();
       } catch (const std::exception&) {
-        spare.reset();  // made again below
+        taken.reset();  // made again below
       }
-      if (spare && spare_workers == workers) return spare;
+      if (taken && spare_workers == workers) return taken;
     }
     return std::make_unique<KeyImageUploader>(workers);
   }
@@ -690,53 +693,66 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
                                unsigned threads) {
   using Clock = std::chrono::steady_clock;
   if (!impl_->options.g2_on_gpu || pk.h_form != groth16::HQueryForm::kBellperson) return false;
-  std::unique_lock device_lock(impl_->device_mu);  // no ProveStart meanwhile
-  std::lock_guard lock(impl_->mu);
+  // device_mu for the whole load: no ProveStart, Prepare or ForgetKey meanwhile.
+  std::unique_lock device_lock(impl_->device_mu);
   const auto t0 = Clock::now();
   ScopedDevice on(impl_->device);
   using G1Point = DeviceBases<G1Gpu>::Point;
   using G2Point = DeviceBases<G2Gpu>::Point;
   const size_t need =
       (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
-  // As Prepare sizes them: the lanes' buffers (what they already hold of
-  // this key's sizes is no longer free, but no longer to come either) and
-  // the compact circuit still to come. No ProveStart runs (device_mu).
-  const size_t m = pk.domain_size(), n_z = pk.vk.ic.size() + pk.l.size();
-  impl_->lanes_reserved = 0;
-  for (const auto& lane : impl_->gpu->lanes) {
-    for (const auto& side : lane->abc) impl_->lanes_reserved += std::min(side.size(), m) * sizeof(ff::Fr);
-    impl_->lanes_reserved += std::min(lane->z.size(), n_z) * sizeof(ff::Fr);
+  std::future<std::unique_ptr<KeyImageUploader>> spare;
+  unsigned spare_workers = 0;
+  {
+    std::lock_guard lock(impl_->mu);
+    // As Prepare sizes them: the lanes' buffers (what they already hold of
+    // this key's sizes is no longer free, but no longer to come either) and
+    // the compact circuit still to come.
+    const size_t m = pk.domain_size(), n_z = pk.vk.ic.size() + pk.l.size();
+    impl_->lanes_reserved = 0;
+    for (const auto& lane : impl_->gpu->lanes) {
+      for (const auto& side : lane->abc) impl_->lanes_reserved += std::min(side.size(), m) * sizeof(ff::Fr);
+      impl_->lanes_reserved += std::min(lane->z.size(), n_z) * sizeof(ff::Fr);
+    }
+    impl_->circuit_to_come = circuit_bytes;
+    const size_t budget = impl_->BasesBudget(pk);
+    impl_->circuit_to_come = 0;
+    impl_->lanes_reserved = 0;
+    if (need > budget) return false;
+    impl_->gpu->keys.erase(&pk);  // an older key at this address
+    impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+    impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
+    spare = std::move(impl_->spare_uploader);
+    spare_workers = impl_->spare_workers;
   }
-  impl_->circuit_to_come = circuit_bytes;
-  const size_t budget = impl_->BasesBudget(pk);
-  impl_->circuit_to_come = 0;
-  impl_->lanes_reserved = 0;
-  if (need > budget) return false;
-  impl_->gpu->keys.erase(&pk);  // an older key at this address
-  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-  impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
+  // The stream (seconds; tens from a cold disk) without mu: Stats() and the
+  // status page do not wait for it.
+  std::unique_ptr<ResidentKey> key;
+  double buffers_ms = 0;
   try {
-    const std::unique_ptr<KeyImageUploader> uploader = impl_->UploaderFor(std::clamp(threads, 1u, 32u));
-    KeyImageUploader& up = *uploader;
+    const std::unique_ptr<KeyImageUploader> up =
+        Impl::UploaderFor(std::move(spare), spare_workers, std::clamp(threads, 1u, 32u));
     auto g1 = [&](groth16::KeySection s, std::span<const ec::G1Affine> host) {
       DeviceBases<G1Gpu> d(host.size(), DeviceBases<G1Gpu>::Unfilled{});
-      if (!host.empty()) up.Upload(image, s, d.mutable_data(), sizeof(G1Point));
+      if (!host.empty()) up->Upload(image, s, d.mutable_data(), sizeof(G1Point));
       return SectionBases<G1Gpu>(host, std::move(d));
     };
     SectionBases<G1Gpu> h = g1(groth16::KeySection::kH, pk.h), l = g1(groth16::KeySection::kL, pk.l),
                         a = g1(groth16::KeySection::kA, pk.a), b_g1 = g1(groth16::KeySection::kBG1, pk.b_g1);
     DeviceBases<G2Gpu> d2(pk.b_g2.size(), DeviceBases<G2Gpu>::Unfilled{});
-    if (!pk.b_g2.empty()) up.Upload(image, groth16::KeySection::kBG2, d2.mutable_data(), sizeof(G2Point));
-    auto key = std::make_unique<ResidentKey>(pk, std::move(h), std::move(l), std::move(a), std::move(b_g1),
-                                             SectionBases<G2Gpu>(pk.b_g2, std::move(d2)));
-    impl_->gpu->keys.emplace(&pk, std::move(key));
-    impl_->stats.image_buffers_ms += up.alloc_ms();
+    if (!pk.b_g2.empty()) up->Upload(image, groth16::KeySection::kBG2, d2.mutable_data(), sizeof(G2Point));
+    key = std::make_unique<ResidentKey>(pk, std::move(h), std::move(l), std::move(a), std::move(b_g1),
+                                        SectionBases<G2Gpu>(pk.b_g2, std::move(d2)));
+    buffers_ms = up->alloc_ms();
   } catch (const CudaError& e) {
     if (e.code() != cudaErrorMemoryAllocation) throw;
     cudaGetLastError();  // out of memory is not sticky: the caller loads the key into host memory instead
     return false;
   }
+  std::lock_guard lock(impl_->mu);
+  impl_->gpu->keys.emplace(&pk, std::move(key));
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.image_buffers_ms += buffers_ms;
   impl_->stats.image_bases_bytes += (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
                                     pk.b_g2.size() * sizeof(ec::G2Affine);
   impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -72,10 +72,36 @@ void AddPoints(util::CacheWriter& w, std::string_view name, std::span<const Poin
   });
 }
 
+const char* SectionName(KeySection s) {
+  switch (s) {
+    case KeySection::kH: return "h";
+    case KeySection::kL: return "l";
+    case KeySection::kA: return "a";
+    case KeySection::kBG1: return "b_g1";
+    case KeySection::kBG2: return "b_g2";
+  }
+  return "?";
+}
+
+// Throws unless the flag byte of every record whose flag lies in `bytes`
+// (section offset `offset`) is zero.
+void CheckFlags(const std::string& path, KeySection s, uint64_t offset, std::span<const uint8_t> bytes) {
+  const uint64_t r = s == KeySection::kBG2 ? sizeof(ec::G2Affine) : sizeof(ec::G1Affine);
+  const uint64_t flag_at = s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
+  const uint64_t end = offset + bytes.size();
+  for (uint64_t i = offset > flag_at ? (offset - flag_at + r - 1) / r : 0; i * r + flag_at < end; ++i) {
+    if (bytes[size_t(i * r + flag_at - offset)] != 0) {
+      throw util::CacheError(path + ": section " + SectionName(s) + " point " + std::to_string(i) +
+                             " is not a finite point");
+    }
+  }
+}
+
 template <class Point>
-void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t count, const KeyImageReadOptions& o,
+void ReadPoints(const util::CacheReader& r, KeySection section, uint64_t count, const KeyImageReadOptions& o,
                 util::OverwriteVector<Point>& points, KeyImageReadStats::Section* times) {
   constexpr uint64_t kBytes = sizeof(Point);
+  const std::string name = SectionName(section);
   // Sized from the section before anything is allocated from `count`.
   const util::CacheSection& s = r.Section(name);
   if (count > s.bytes / kBytes || s.bytes != count * kBytes) {
@@ -93,17 +119,8 @@ void ReadPoints(const util::CacheReader& r, std::string_view name, uint64_t coun
   }
   const auto t1 = std::chrono::steady_clock::now();
   std::span<uint8_t> dest(reinterpret_cast<uint8_t*>(points.data()), size_t(s.bytes));
-  r.ReadSection(name, dest, o.threads, [&](uint64_t offset, std::span<const uint8_t> chunk) {
-    // The flag bytes that fall in this chunk.
-    const uint64_t end = offset + chunk.size();
-    for (uint64_t i = offset > kFlagAt<Point> ? (offset - kFlagAt<Point> + kBytes - 1) / kBytes : 0;
-         i * kBytes + kFlagAt<Point> < end; ++i) {
-      if (chunk[size_t(i * kBytes + kFlagAt<Point> - offset)] != 0) {
-        throw util::CacheError(r.path() + ": section " + std::string(name) + " point " + std::to_string(i) +
-                               " is not a finite point");
-      }
-    }
-  });
+  r.ReadSection(name, dest, o.threads,
+                [&](uint64_t offset, std::span<const uint8_t> chunk) { CheckFlags(r.path(), section, offset, chunk); });
   if (times) {
     times->size_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     times->read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
@@ -189,47 +206,19 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImage
   // A one-thread sizing pass (std::vector's resize) cost more than the reads:
   // 8.3 s for the 14 GB H section of a 32 GiB key on fresh memory.
   KeyImageReadStats* st = options.stats;
-  auto section = [&](std::string_view name, uint64_t count, auto& points, KeyImageReadStats::Section* times) {
+  auto section = [&](KeySection name, uint64_t count, auto& points, KeyImageReadStats::Section* times) {
     return std::async(std::launch::async, [&r, name, count, &options, &points, times] {
       ReadPoints(r, name, count, options, points, times);
     });
   };
-  std::future<void> parts[] = {
-      section("h", meta.h, pk.h, st ? &st->h : nullptr), section("l", meta.l, pk.l, st ? &st->l : nullptr),
-      section("a", meta.a, pk.a, st ? &st->a : nullptr), section("b_g1", meta.b, pk.b_g1, st ? &st->b_g1 : nullptr),
-      section("b_g2", meta.b, pk.b_g2, st ? &st->b_g2 : nullptr)};
+  std::future<void> parts[] = {section(KeySection::kH, meta.h, pk.h, st ? &st->h : nullptr),
+                               section(KeySection::kL, meta.l, pk.l, st ? &st->l : nullptr),
+                               section(KeySection::kA, meta.a, pk.a, st ? &st->a : nullptr),
+                               section(KeySection::kBG1, meta.b, pk.b_g1, st ? &st->b_g1 : nullptr),
+                               section(KeySection::kBG2, meta.b, pk.b_g2, st ? &st->b_g2 : nullptr)};
   for (auto& part : parts) part.get();  // rethrows the first failure (the futures wait for the rest)
   return pk;
 }
-
-namespace {
-
-const char* SectionName(KeySection s) {
-  switch (s) {
-    case KeySection::kH: return "h";
-    case KeySection::kL: return "l";
-    case KeySection::kA: return "a";
-    case KeySection::kBG1: return "b_g1";
-    case KeySection::kBG2: return "b_g2";
-  }
-  return "?";
-}
-
-// Throws unless the flag byte of every record whose flag lies in `bytes`
-// (section offset `offset`) is zero.
-void CheckFlags(const std::string& path, KeySection s, uint64_t offset, std::span<const uint8_t> bytes) {
-  const uint64_t r = KeyImageStream::RecordBytes(s);
-  const uint64_t flag_at = s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
-  const uint64_t end = offset + bytes.size();
-  for (uint64_t i = offset > flag_at ? (offset - flag_at + r - 1) / r : 0; i * r + flag_at < end; ++i) {
-    if (bytes[size_t(i * r + flag_at - offset)] != 0) {
-      throw util::CacheError(path + ": section " + SectionName(s) + " point " + std::to_string(i) +
-                             " is not a finite point");
-    }
-  }
-}
-
-}  // namespace
 
 struct KeyImageStream::Impl {
   Impl(const std::string& path, uint64_t source) : reader(path, kKind, source) {

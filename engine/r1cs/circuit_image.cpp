@@ -101,9 +101,16 @@ Meta ReadMeta(const util::CacheReader& r) {
 // A matrix's arrays sized from the image without being read; their first
 // and last elements read (not digest-checked).
 CsrMatrix MatrixShell(const util::CacheReader& r, const std::string& m, uint64_t rows, uint64_t nonzeros) {
-  for (const char* part : {".offsets", ".columns", ".values"}) {
-    const uint64_t element = part[1] == 'o' ? 8 : part[1] == 'c' ? 4 : 32;
-    const uint64_t want = (part[1] == 'o' ? rows + 1 : nonzeros) * element;
+  if (rows >= (uint64_t(1) << 40) || nonzeros >= (uint64_t(1) << 40)) {  // the sizes below cannot overflow
+    throw util::CacheError(r.path() + ": matrix " + m + " has impossible sizes");
+  }
+  const struct {
+    const char* part;
+    uint64_t bytes;
+  } sizes[] = {{".offsets", (rows + 1) * sizeof(uint64_t)},
+               {".columns", nonzeros * sizeof(uint32_t)},
+               {".values", nonzeros * sizeof(ff::Fr)}};
+  for (const auto& [part, want] : sizes) {
     if (r.Section(m + part).bytes != want) {
       throw util::CacheError(r.path() + ": section " + m + part + " is not " + std::to_string(want) + " bytes");
     }

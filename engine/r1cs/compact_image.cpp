@@ -181,12 +181,20 @@ CompactCircuit ReadCompactImage(const std::string& path, uint64_t source, unsign
   return cc;
 }
 
-void CheckCompactDescribes(const CompactCircuit& compact, const CompiledCircuit& circuit, unsigned threads) {
+namespace {
+
+void CheckVariableCounts(const CompactCircuit& compact, const CompiledCircuit& circuit) {
   if (compact.num_inputs != circuit.num_inputs || compact.num_aux != circuit.num_aux) {
     throw CacheError("compact circuit: " + std::to_string(compact.num_inputs) + " inputs and " +
                      std::to_string(compact.num_aux) + " aux, the circuit " + std::to_string(circuit.num_inputs) +
                      " and " + std::to_string(circuit.num_aux));
   }
+}
+
+}  // namespace
+
+void CheckCompactDescribes(const CompactCircuit& compact, const CompiledCircuit& circuit, unsigned threads) {
+  CheckVariableCounts(compact, circuit);
   if (compact.coefficients.size() < 2 || compact.coefficients[0] != Fr::One() ||
       compact.coefficients[1] != -Fr::One()) {
     throw CacheError("compact circuit: coefficient table does not start with 1, -1");
@@ -197,11 +205,7 @@ void CheckCompactDescribes(const CompactCircuit& compact, const CompiledCircuit&
 }
 
 void CheckCompactShape(const CompactCircuit& compact, const CompiledCircuit& circuit) {
-  if (compact.num_inputs != circuit.num_inputs || compact.num_aux != circuit.num_aux) {
-    throw CacheError("compact circuit: " + std::to_string(compact.num_inputs) + " inputs and " +
-                     std::to_string(compact.num_aux) + " aux, the circuit " + std::to_string(circuit.num_inputs) +
-                     " and " + std::to_string(circuit.num_aux));
-  }
+  CheckVariableCounts(compact, circuit);
   const CompactMatrix* cm[] = {&compact.a, &compact.b, &compact.c};
   const CsrMatrix* m[] = {&circuit.a, &circuit.b, &circuit.c};
   for (int k = 0; k < 3; ++k) {

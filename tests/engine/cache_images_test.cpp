@@ -174,6 +174,34 @@ TEST(KeyImage, RefusesKeysItCannotHold) {
   EXPECT_TRUE(fs::is_empty(dir.path)) << "no temporary file left behind";
 }
 
+// The shell a daemon reads when its GPUs take the compact image
+// (r1cs::ReadCircuitImageShell): counts, densities and each matrix's first
+// and last elements; its arrays are sized (they count as the circuit's) but
+// never read. And the counts alone (r1cs::ReadCircuitImageCounts).
+void ExpectShellOf(const r1cs::CompiledCircuit& circuit, const std::string& image, uint64_t source) {
+  const r1cs::CompiledCircuit shell = r1cs::ReadCircuitImageShell(image, source);
+  EXPECT_EQ(shell.num_inputs, circuit.num_inputs);
+  EXPECT_EQ(shell.num_aux, circuit.num_aux);
+  EXPECT_EQ(shell.num_constraints(), circuit.num_constraints());
+  for (auto [x, y] : {std::pair{&shell.a, &circuit.a}, {&shell.b, &circuit.b}, {&shell.c, &circuit.c}}) {
+    ASSERT_EQ(x->rows(), y->rows());
+    ASSERT_EQ(x->nonzeros(), y->nonzeros());
+    if (y->nonzeros() == 0) continue;
+    EXPECT_EQ(x->columns.front(), y->columns.front());
+    EXPECT_EQ(x->columns.back(), y->columns.back());
+    EXPECT_EQ(x->values.front(), y->values.front());
+    EXPECT_EQ(x->values.back(), y->values.back());
+  }
+  EXPECT_EQ(shell.a_density, circuit.a_density);
+  EXPECT_EQ(shell.b_density, circuit.b_density);
+  EXPECT_THROW(r1cs::ReadCircuitImageShell(image, r1cs::CircuitImageSource("other")), util::CacheError);
+  const r1cs::CircuitImageCounts counts = r1cs::ReadCircuitImageCounts(image, source);
+  EXPECT_EQ(counts.num_inputs, circuit.num_inputs);
+  EXPECT_EQ(counts.num_aux, circuit.num_aux);
+  EXPECT_EQ(counts.constraints, circuit.num_constraints());
+  EXPECT_THROW(r1cs::ReadCircuitImageCounts(image, r1cs::CircuitImageSource("other")), util::CacheError);
+}
+
 TEST(CircuitImage, RoundTripOnRandomCircuits) {
   TempDir dir("cuzk-cache-test-");
   auto rng = test::SeededRng();
@@ -205,42 +233,7 @@ TEST(CircuitImage, RoundTripOnRandomCircuits) {
     EXPECT_EQ(read.b_density, rc.circuit.b_density);
     r1cs::ValidateCircuit(read);
     EXPECT_THROW(r1cs::ReadCircuitImage(image, r1cs::CircuitImageSource("other")), util::CacheError);
-  }
-}
-
-// The shell a daemon reads when its GPUs take the compact image
-// (r1cs::ReadCircuitImageShell): counts, densities and each matrix's first
-// and last elements; its arrays are sized (they count as the circuit's) but
-// never read.
-TEST(CircuitImage, ShellHasCountsDensitiesAndEnds) {
-  TempDir dir("cuzk-cache-test-");
-  auto rng = test::SeededRng();
-  for (uint64_t constraints : {1ull, 97ull, 3000ull}) {
-    test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = constraints, .free_aux = 40}, rng);
-    const std::string image = dir.File("c" + std::to_string(constraints));
-    const uint64_t source = r1cs::CircuitImageSource("test-" + std::to_string(constraints));
-    r1cs::WriteCircuitImage(rc.circuit, image, source);
-    const r1cs::CompiledCircuit shell = r1cs::ReadCircuitImageShell(image, source);
-    EXPECT_EQ(shell.num_inputs, rc.circuit.num_inputs);
-    EXPECT_EQ(shell.num_aux, rc.circuit.num_aux);
-    EXPECT_EQ(shell.num_constraints(), rc.circuit.num_constraints());
-    for (auto [x, y] : {std::pair{&shell.a, &rc.circuit.a}, {&shell.b, &rc.circuit.b}, {&shell.c, &rc.circuit.c}}) {
-      ASSERT_EQ(x->rows(), y->rows());
-      ASSERT_EQ(x->nonzeros(), y->nonzeros());
-      if (y->nonzeros() == 0) continue;
-      EXPECT_EQ(x->columns.front(), y->columns.front());
-      EXPECT_EQ(x->columns.back(), y->columns.back());
-      EXPECT_EQ(x->values.front(), y->values.front());
-      EXPECT_EQ(x->values.back(), y->values.back());
-    }
-    EXPECT_EQ(shell.a_density, rc.circuit.a_density);
-    EXPECT_EQ(shell.b_density, rc.circuit.b_density);
-    EXPECT_THROW(r1cs::ReadCircuitImageShell(image, r1cs::CircuitImageSource("other")), util::CacheError);
-    const r1cs::CircuitImageCounts counts = r1cs::ReadCircuitImageCounts(image, source);
-    EXPECT_EQ(counts.num_inputs, rc.circuit.num_inputs);
-    EXPECT_EQ(counts.num_aux, rc.circuit.num_aux);
-    EXPECT_EQ(counts.constraints, rc.circuit.num_constraints());
-    EXPECT_THROW(r1cs::ReadCircuitImageCounts(image, r1cs::CircuitImageSource("other")), util::CacheError);
+    ExpectShellOf(rc.circuit, image, source);
   }
 }
 
