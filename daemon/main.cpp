@@ -108,14 +108,13 @@ int Run(const Config& config) {
                config.daemon.listen, config.srs.param_cache, config.pipeline.synthesis_concurrency,
                config.synthesis.threads, AllocatorVersion());
   prover::Prover core(ProverOptionsFor(config));
-  for (const std::string& id : config.srs.preload) {
-    try {
-      const auto r = core.srs().Preload(id);
-      spdlog::info("preloaded {} in {} ms", id, r.load_ms);
-    } catch (const std::exception& e) {
-      spdlog::error("srs.preload {}: {}", id, e.what());
-      return 1;
-    }
+  // Loads on a thread of its own while the daemon serves; a bad id or missing
+  // files stop the start here.
+  try {
+    core.PreloadInBackground(config.srs.preload);
+  } catch (const std::exception& e) {
+    spdlog::error("srs.preload: {}", e.what());
+    return 1;
   }
 
   if (listen.is_unix) PrepareUnixSocketPath(listen.path);

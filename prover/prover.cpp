@@ -64,10 +64,29 @@ Prover::Prover(const ProverOptions& options)
   if (journal_) Recover();
 }
 
-Prover::~Prover() {  // before runner_ goes
+Prover::~Prover() {                              // before runner_ goes
+  if (preloader_.joinable()) preloader_.join();  // its load calls the hooks below
   srs_.SetOnLoaded(nullptr);
   srs_.SetKeyToDevices(nullptr);
   srs_.SetOnUnloaded(nullptr);
+}
+
+void Prover::PreloadInBackground(const std::vector<std::string>& circuit_ids) {
+  if (preloader_.joinable()) throw std::logic_error("Prover::PreloadInBackground called twice");
+  std::vector<SrsRegistry::Lease> leases;
+  for (const std::string& id : circuit_ids) leases.push_back(srs_.Acquire(id));  // throws before any load
+  if (leases.empty()) return;
+  preloader_ = std::thread([leases = std::move(leases)] {
+    for (const SrsRegistry::Lease& lease : leases) {
+      try {
+        double ms = 0;
+        lease.Get(&ms);
+        spdlog::info("SRS_PRELOAD,{},loaded,ms={:.0f}", lease.circuit_id(), ms);
+      } catch (const std::exception& e) {
+        spdlog::error("SRS_PRELOAD,{},failed: {} (loads again on its first job)", lease.circuit_id(), e.what());
+      }
+    }
+  });
 }
 
 Prover::Submitted Prover::Submit(const std::string& request_id, const std::string& digest,

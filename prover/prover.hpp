@@ -24,6 +24,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "memory/budget.hpp"
@@ -96,6 +97,16 @@ class Prover {
 
   SrsRegistry& srs() { return srs_; }
   const SrsRegistry& srs() const { return srs_; }
+  // srs.preload: takes a lease on each set now (UnknownCircuitError,
+  // SrsUnavailableError for a bad id or missing files: the caller refuses to
+  // start) and loads them one after another on a thread of their own, so the
+  // daemon serves while they load and a job for one of them waits for that
+  // load instead of starting another (at 32 GiB the load overlaps the first
+  // client's connection and request: ~1-2 s of the first proof). A failed
+  // load is logged (SRS_PRELOAD line) and the set loads again on its first
+  // job. Once per Prover (std::logic_error after). ~Prover waits for a load
+  // in progress.
+  void PreloadInBackground(const std::vector<std::string>& circuit_ids);
   JobTracker& tracker() { return tracker_; }
   const JobTracker& tracker() const { return tracker_; }
   ProofRunner& runner() { return runner_; }
@@ -132,6 +143,7 @@ class Prover {
   JobTracker tracker_;
   ProofRunner runner_;
   std::atomic<bool> shutting_down_{false};
+  std::thread preloader_;  // PreloadInBackground's; joined first in ~Prover
 };
 
 }  // namespace cuzk::prover

@@ -366,6 +366,28 @@ TEST(DaemonIntegration, BadConfigIsRefusedAtStartNamingTheKey) {
   EXPECT_NE(log.find("[gpu]"), std::string::npos) << log;
 }
 
+// srs.preload: an id the daemon cannot load stops the start (exit 1, naming
+// srs.preload); a good one loads on a thread of its own while the daemon
+// already serves (READY and GetStatus do not wait for the load).
+TEST(DaemonIntegration, PreloadRefusesBadIdsAndLoadsInTheBackground) {
+  auto [code, log] = RunDaemonExpectingExit("[srs]\npreload = [\"snap-3k\"]\n", seconds(30));
+  EXPECT_EQ(code, 1) << log;
+  EXPECT_NE(log.find("srs.preload"), std::string::npos) << log;
+
+  DaemonProcess d("[srs]\npreload = [\"snap-2k\"]\n");
+  auto stub = d.Stub();
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + seconds(10));
+  cuzk::v1::GetStatusResponse st;
+  ASSERT_TRUE(stub->GetStatus(&ctx, cuzk::v1::GetStatusRequest(), &st).ok());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (d.Log().find("SRS_PRELOAD,snap-2k,") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(d.Log().find("SRS_PRELOAD,snap-2k,loaded"), std::string::npos) << d.Log();
+  EXPECT_EQ(d.Signal(SIGTERM), 0) << d.Log();
+}
+
 TEST(DaemonIntegration, StatusEndpointServesJsonAndSurvivesMalformedRequests) {
   DaemonProcess d("");
   ASSERT_GT(d.status_port(), 0);

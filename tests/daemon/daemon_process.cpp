@@ -115,8 +115,14 @@ DaemonProcess::DaemonProcess(const std::string& extra_toml, bool with_defaults, 
   log_path_ = dir_ + "/daemon.log";
   std::string toml;
   if (with_defaults) {
-    toml = "[daemon]\nlisten = \"unix://" + socket_ + "\"\nstatus_listen = \"127.0.0.1:0\"\n" + extra_toml +
-           "\n[srs]\nparam_cache = \"" + (param_cache.empty() ? ParamCache() : param_cache) + "\"\n";
+    const std::string cache_line = "param_cache = \"" + (param_cache.empty() ? ParamCache() : param_cache) + "\"\n";
+    std::string extra = extra_toml;
+    // An [srs] table of the caller's gets the param_cache line (TOML allows one [srs]).
+    const size_t srs = extra.find("[srs]\n");
+    if (srs != std::string::npos && extra.find("param_cache", srs) == std::string::npos)
+      extra.insert(srs + 6, cache_line);
+    toml = "[daemon]\nlisten = \"unix://" + socket_ + "\"\nstatus_listen = \"127.0.0.1:0\"\n" + extra +
+           (srs != std::string::npos ? "" : "\n[srs]\n" + cache_line);
   } else {
     toml = extra_toml;
   }

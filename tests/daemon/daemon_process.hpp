@@ -29,7 +29,7 @@ class DaemonProcess {
  public:
   // extra_toml is appended to a config with listen = unix://<tmp>/cuzk.sock,
   // status_listen = 127.0.0.1:0 and srs.param_cache = the fixture's (when
-  // with_defaults). Waits for READY.
+  // with_defaults; an [srs] table in extra_toml gets that line). Waits for READY.
   // param_cache: instead of the fixture's.
   explicit DaemonProcess(const std::string& extra_toml, bool with_defaults = true, const std::string& param_cache = "");
   ~DaemonProcess();  // SIGKILL if still running

@@ -26,7 +26,11 @@
 # /dev/shm/... keeps the 34.5 GB .params off the 64 GB disk so the images fit
 # there), CUZK_DROP_RUN=1 (run 3: the page cache dropped first, the disk's
 # read rate measured with dd on the circuit image, the daemon's bytes read
-# from disk from /proc/PID/io; needs the images on the disk: CUZK_CACHE_DIR).
+# from disk from /proc/PID/io; needs the images on the disk: CUZK_CACHE_DIR),
+# CUZK_PRELOAD (default 1: runs 2 and 3 name the set in srs.preload, which
+# loads it on a thread of its own from the daemon's start, beside the
+# client's connection and request), CUZK_NO_PRELOAD_RUN=1 (one more daemon
+# after run 2 without srs.preload, the job loading the set: the comparison).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -56,8 +60,15 @@ timed "$size setup --gpu" "${CUZK_SETUP_S:-320}" "$OUT/setup.log" \
 ls -l "$params" >>"$OUT/setup.log"
 rm -rf "$cache"
 
-run_daemon() {  # run_daemon TAG: start, first proof, idle RSS, stop
-  local tag=$1 t0 dpid ready grpc
+# The set's circuit id (srs.preload).
+case $size in
+  2KiB) circuit_id=snap-2k ;; 8MiB) circuit_id=snap-8m ;; 512MiB) circuit_id=snap-512m ;;
+  32GiB) circuit_id=snap-32g ;; 64GiB) circuit_id=snap-64g ;; *) circuit_id=unknown ;;
+esac
+
+run_daemon() {  # run_daemon TAG [PRELOAD=0|1]: start, first proof, idle RSS, stop
+  local tag=$1 preload=${2:-0} t0 dpid ready grpc preload_line=""
+  ((preload)) && preload_line="preload = [\"$circuit_id\"]"
   cat >"$w/cuzk-$tag.toml" <<EOF
 [daemon]
 listen = "127.0.0.1:0"
@@ -72,6 +83,7 @@ witness_only = true
 [srs]
 param_cache = "$params"
 cache_dir = "$cache"
+$preload_line
 [logging]
 level = "info"
 EOF
@@ -85,7 +97,8 @@ EOF
     sleep 0.1
   done
   ready=$(grep '^READY ' "$w/daemon-$tag.out")
-  row "$tag: daemon READY" "$([[ -n $ready ]] && echo ok || echo fail)" "$(since "$t0")s"
+  row "$tag: daemon READY" "$([[ -n $ready ]] && echo ok || echo fail)" "$(since "$t0")s" \
+    "$( ((preload)) && echo "srs.preload $circuit_id")"
   [[ -n $ready ]] || return 1
   grpc=$(sed -n 's/.* grpc=\([^ ]*\).*/\1/p' <<<"$ready")
   timed "$tag: first proof (single, verified)" 400 "$OUT/single-$tag.log" \
@@ -142,7 +155,7 @@ EOF
   kill -TERM "$dpid"
   wait "$dpid"
   row "$tag: SIGTERM -> exit" "rc=$?" "-"
-  grep -E 'SRS_LOAD|SRS_CACHE' "$OUT/daemon-$tag.log" | sed "s/^/$tag: /" >>"$OUT/summary-lines.txt"
+  grep -E 'SRS_LOAD|SRS_CACHE|SRS_PRELOAD|SRS_TO_DEVICES|GPU_KEY_IMAGE|GPU_PREPARE|SUBMIT_TIMING' "$OUT/daemon-$tag.log" | sed "s/^/$tag: /" >>"$OUT/summary-lines.txt"
   grep -E 'GPU_TIMING' "$OUT/daemon-$tag.log" | head -4 | sed "s/^/$tag: /" >>"$OUT/summary-lines.txt"
 }
 
@@ -161,7 +174,15 @@ if [[ $cache == /dev/shm/* ]]; then
 fi
 free -g >>"$OUT/host.txt"
 left=$((590 - ($(date +%s) - t_start)))
-if ((left > 90)); then run_daemon run2; else row "run2" skip "-" "only ${left}s left"; fi
+if ((left > 90)); then run_daemon run2 "${CUZK_PRELOAD:-1}"; else row "run2" skip "-" "only ${left}s left"; fi
+if [[ ${CUZK_NO_PRELOAD_RUN:-0} == 1 ]]; then
+  left=$((590 - ($(date +%s) - t_start)))
+  if ((left > 60)); then
+    CUZK_WARM_SECTORS=0 run_daemon run2-nopreload 0
+  else
+    row "run2-nopreload" skip "-" "only ${left}s left"
+  fi
+fi
 if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
   left=$((590 - ($(date +%s) - t_start)))
   if ((left > 80)); then
@@ -173,7 +194,7 @@ if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
     sync
     echo 3 >/proc/sys/vm/drop_caches
     row "page cache dropped" "-" "-" "$(free -g | awk '/Mem:/ {print "buff/cache " $6 " GB"}')"
-    CUZK_WARM_SECTORS=0 run_daemon run3
+    CUZK_WARM_SECTORS=0 run_daemon run3 "${CUZK_PRELOAD:-1}"
   else
     row "run3 (page cache dropped)" skip "-" "only ${left}s left"
   fi
