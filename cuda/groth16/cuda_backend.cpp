@@ -91,8 +91,11 @@ struct SectionBases {
     stats.streamed_msms++, stats.streamed_base_bytes += DeviceBytes(n);
     return msm.RunStreamed(host, scalars, n, o);
   }
+  // resident_density: the same bitmap already on the device (KeyDensity), or null.
   typename Msm<Gpu>::Result RunDensity(Msm<Gpu>& msm, const ff::Fr* scalars, const msm::DensityBitmap& density,
-                                       const MsmGpuOptions& o, CudaBackendStats& stats) const {
+                                       const DeviceDensity* resident_density, const MsmGpuOptions& o,
+                                       CudaBackendStats& stats) const {
+    if (device && resident_density) return msm.RunDensity(*device, scalars, *resident_density, o);
     if (device) return msm.RunDensity(*device, scalars, density, o);
     stats.streamed_msms++, stats.streamed_base_bytes += DeviceBytes(density.Count());
     return msm.RunDensityStreamed(host, scalars, density, o);
@@ -130,6 +133,28 @@ struct ResidentCircuit {
   DeviceCircuit device;
 };
 
+// A key's density bitmap on the device (DeviceDensity), made by the first
+// proof that needs it (a key streamed from its image gets its densities from
+// the circuit after the stream, in BindCircuit) and remade if the key's
+// bitmap is no longer the one it was made from. 15 MB and ~3 ms once at
+// 32 GiB, instead of ranking and copying it on every density MSM.
+struct KeyDensity {
+  std::shared_ptr<const DeviceDensity> device;  // shared: a lane may still read a replaced one
+  const uint64_t* source = nullptr;             // the host words it was made from
+  size_t size = 0;
+
+  // Caller holds Impl::mu.
+  std::shared_ptr<const DeviceDensity> For(const msm::DensityBitmap& bits) {
+    if (!device || source != bits.words().data() || size != bits.size()) {
+      device = std::make_shared<const DeviceDensity>(bits);
+      source = bits.words().data();
+      size = bits.size();
+    }
+    return device;
+  }
+  size_t Bytes() const { return device ? device->bytes() : 0; }
+};
+
 // The key's bases (G1 96 B a point on the device, G2 192 B; a 32 GiB
 // partition's key ~51 GB in all), resident while they fit in `budget`, in
 // the order below; B_g2 only when it runs on the GPU.
@@ -138,6 +163,7 @@ struct ResidentKey {
   SectionBases<G1Gpu> h, l, a, b_g1;
   std::optional<SectionBases<G2Gpu>> b_g2;
   std::shared_ptr<const ResidentCircuit> circuit;  // witness-only proofs: the last circuit proved with this key
+  KeyDensity a_density, b_density;
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
       : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
     if (with_g2) b_g2.emplace(pk.b_g2, budget);
@@ -153,7 +179,7 @@ struct ResidentKey {
         b_g2(std::move(b_g2_)) {}
   size_t ResidentBytes() const {
     return h.ResidentBytes() + l.ResidentBytes() + a.ResidentBytes() + b_g1.ResidentBytes() +
-           (b_g2 ? b_g2->ResidentBytes() : 0);
+           (b_g2 ? b_g2->ResidentBytes() : 0) + a_density.Bytes() + b_density.Bytes();
   }
 };
 
@@ -490,9 +516,13 @@ struct CudaBackend::Impl {
   PendingProof StartOne(Lane& lane, const ProvingKey& pk, ProverInput& input) {
     PendingProof p;
     ResidentKey* resident = nullptr;
+    std::shared_ptr<const DeviceDensity> a_density, b_density;
     Timed(p, "bases", [&] {  // ~0 unless this proof uploads them
       std::lock_guard lock(mu);
       resident = &Resident(pk);
+      if (resident->a.device) a_density = resident->a_density.For(pk.a_density);
+      if (resident->b_g1.device || (resident->b_g2 && resident->b_g2->device))
+        b_density = resident->b_density.For(pk.b_density);
     });
     ResidentKey& bases = *resident;
     // snarkjs-form keys take their H on the CPU: evaluate there too.
@@ -525,15 +555,18 @@ struct CudaBackend::Impl {
     G1Msm& msm = gpu->msm;
     CudaBackendStats& st = lane.stats;
     p.h_sum = Timed(p, "msm_h", [&] { return bases.h.Run(msm, lane.abc[0].data(), h_count, on_device, st); });
-    p.a_sum = Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, on_device, st); });
-    p.b1_sum = Timed(p, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, on_device, st); });
+    p.a_sum =
+        Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, a_density.get(), on_device, st); });
+    p.b1_sum = Timed(p, "msm_b_g1",
+                     [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, b_density.get(), on_device, st); });
     const size_t num_inputs = input.assignment.num_inputs;
     const size_t num_variables = groth16::WitnessVariables(input);  // z may have come only compact
     p.l_sum =
         Timed(p, "msm_l", [&] { return bases.l.Run(msm, z + num_inputs, num_variables - num_inputs, on_device, st); });
     if (bases.b_g2) {
-      p.b2_sum =
-          Timed(p, "msm_b_g2", [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, on_device, st); });
+      p.b2_sum = Timed(p, "msm_b_g2", [&] {
+        return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, b_density.get(), on_device, st);
+      });
       lane.retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       // ProveFinish's host G2 MSM reads z whole: expanded from a compact-only

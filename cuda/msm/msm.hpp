@@ -106,6 +106,26 @@ struct MsmGpuTimings {
   float staging_wait_ms = 0;
 };
 
+// A density bitmap resident on the device with its words' ranks (set bits
+// before each word), for RunDensity calls that reuse it: a Groth16 key's A
+// and B densities, made once per key. Without it each RunDensity ranks the
+// words on the host and copies them from pageable memory (15 MB a call at
+// 32 GiB, synchronous with the host).
+class DeviceDensity {
+ public:
+  explicit DeviceDensity(const msm::DensityBitmap& density);
+  size_t size() const { return size_; }    // scalars (bits)
+  size_t count() const { return count_; }  // set bits: the bases a call needs
+  size_t bytes() const { return words_.bytes() + ranks_.bytes(); }
+  const uint64_t* words() const { return words_.data(); }
+  const uint32_t* ranks() const { return ranks_.data(); }
+
+ private:
+  size_t size_ = 0, count_ = 0;
+  DeviceBuffer<uint64_t> words_;
+  DeviceBuffer<uint32_t> ranks_;
+};
+
 template <class Curve>
 class Msm {
  public:
@@ -119,6 +139,9 @@ class Msm {
   // sum over set bits i of density: scalars[i] * bases[rank(i)]; scalars has
   // density.size() entries, bases.size() >= density.Count().
   Result RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars, const msm::DensityBitmap& density,
+                    const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
+  // The same with the bitmap already on the device (nothing copied).
+  Result RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars, const DeviceDensity& density,
                     const MsmGpuOptions& options = {}, MsmGpuTimings* timings = nullptr);
 
   // The same sums with the bases left in host memory (the engine's points),

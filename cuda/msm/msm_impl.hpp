@@ -27,6 +27,14 @@ void Reserve(DeviceBuffer<T>& buffer, size_t count) {
   buffer = DeviceBuffer<T>(count);
 }
 
+// The set bits before each word of a density bitmap (DigitsStep's base index).
+inline std::vector<uint32_t> WordRanks(const std::vector<uint64_t>& words) {
+  std::vector<uint32_t> ranks(words.size());
+  uint32_t rank = 0;
+  for (size_t k = 0; k < words.size(); ++k) ranks[k] = rank, rank += uint32_t(std::popcount(words[k]));
+  return ranks;
+}
+
 }  // namespace msm_internal
 
 template <class Curve>
@@ -89,11 +97,20 @@ typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bas
   }
   if (n == 0) return Result::Infinity();
   const std::vector<uint64_t>& words = density.words();
-  std::vector<uint32_t> ranks(words.size());
-  uint32_t rank = 0;
-  for (size_t k = 0; k < words.size(); ++k) ranks[k] = rank, rank += uint32_t(std::popcount(words[k]));
-  UploadBitmap(words, ranks);
+  UploadBitmap(words, msm_internal::WordRanks(words));
   return RunImpl(bases.data(), scalars, n, words_.data(), ranks_.data(), options, timings);
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars,
+                                                   const DeviceDensity& density, const MsmGpuOptions& options,
+                                                   MsmGpuTimings* timings) {
+  if (density.count() > bases.size()) {
+    throw std::invalid_argument("GPU Msm::RunDensity: density has " + std::to_string(density.count()) +
+                                " set bits but only " + std::to_string(bases.size()) + " bases");
+  }
+  if (density.size() == 0) return Result::Infinity();
+  return RunImpl(bases.data(), scalars, density.size(), density.words(), density.ranks(), options, timings);
 }
 
 namespace msm_internal {

@@ -175,6 +175,15 @@ TEST_F(MsmGpuTest, DensityMaskedMatchesCpu) {
     EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), density).ToAffine(), want) << "n=" << n;
     EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), density, {.window_bits = 6, .chunk = 3}).ToAffine(), want)
         << "n=" << n;
+    // The bitmap resident on the device (a key's, reused by every proof): the same sums, twice.
+    const DeviceDensity resident(density);
+    EXPECT_EQ(resident.size(), n);
+    EXPECT_EQ(resident.count(), density.Count());
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), resident).ToAffine(), want) << "resident, n=" << n;
+    }
+    EXPECT_EQ(msm.RunDensity(*device_bases_, scalars.data(), resident, {.window_bits = 6, .chunk = 3}).ToAffine(), want)
+        << "resident, n=" << n;
   }
 }
 
@@ -290,6 +299,7 @@ TEST_F(MsmGpuTest, BadArgumentsAreRejected) {
   EXPECT_THROW(msm.Run(*device_bases_, nullptr, 10), std::invalid_argument);
   msm::DensityBitmap too_dense(kMaxN + 1, true);
   EXPECT_THROW(msm.RunDensity(*device_bases_, scalars.data(), too_dense), std::invalid_argument);
+  EXPECT_THROW(msm.RunDensity(*device_bases_, scalars.data(), DeviceDensity(too_dense)), std::invalid_argument);
 }
 
 // ---- G2 --------------------------------------------------------------------------
@@ -333,6 +343,8 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   for (size_t i = 0; i < kN; ++i) density.Set(i, rng() % 3 != 0);
   const std::span<const ec::G2Affine> used = std::span(bases).first(density.Count());
   EXPECT_EQ(msm.RunDensity(device, k.data(), density).ToAffine(), msm::MsmG2Density(used, k, density).ToAffine());
+  EXPECT_EQ(msm.RunDensity(device, k.data(), DeviceDensity(density)).ToAffine(),
+            msm::MsmG2Density(used, k, density).ToAffine());
 }
 
 }  // namespace
