@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 8, call 1: GPU tests, the 8 MiB load straight to the GPU evicted and
-# loaded again, and the 2^26 G1 MSM at the new default width against c = 20.
+# One short device-tool call: GPU tests from out/gt.tgz, the 8 MiB load straight to the GPU evicted and
+# loaded again (direct_reload_run.sh), and the 2^26 G1 MSM at the default width against c = 20.
+#   OUT=... tools/gpu-host/gpu_tests_reload_run.sh   (carry out/cuzk-h200.tar.gz, out/gt.tgz)
 set -uo pipefail
 : "${OUT:?}"
 mkdir -p /tmp/gt && tar -xzf out/gt.tgz -C /tmp/gt || exit 2
