@@ -4,13 +4,13 @@
 #include <bit>
 #include <chrono>
 #include <condition_variable>
-#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 #include "cuda/groth16/h_kernels.hpp"
@@ -601,25 +601,27 @@ struct CudaBackend::Impl {
   std::vector<Lane*> free_lanes;
   std::unique_ptr<GpuState> gpu;
   CudaBackendStats stats;
-  // LoadKeyImage's buffers made ahead (PrepareKeyImageBuffers; guarded by mu).
-  std::future<std::unique_ptr<KeyImageUploader>> spare_uploader;
-  unsigned spare_workers = 0;
+  // LoadKeyImage's buffers made ahead (PrepareKeyImageBuffers; the pointer
+  // guarded by mu), by spare_warmer, which shares the uploader: a load that
+  // takes it while it is still being warmed streams at once (its workers
+  // make what is not made yet).
+  std::shared_ptr<KeyImageUploader> spare_uploader;
+  std::thread spare_warmer;
 
-  // The spare buffers (taken from spare_uploader under mu) when they fit
-  // `workers`, else fresh ones; waits for the spare's allocation if it is
-  // still going on.
-  static std::unique_ptr<KeyImageUploader> UploaderFor(std::future<std::unique_ptr<KeyImageUploader>> spare,
-                                                       unsigned spare_workers, unsigned workers) {
-    if (spare.valid()) {
-      std::unique_ptr<KeyImageUploader> taken;
-      try {
-        taken = spare.get();
-      } catch (const std::exception&) {
-        taken.reset();  // made again below
-      }
-      if (taken && spare_workers == workers) return taken;
+  ~Impl() {
+    {
+      std::lock_guard lock(mu);
+      if (spare_uploader) spare_uploader->StopWarming();
     }
-    return std::make_unique<KeyImageUploader>(workers);
+    if (spare_warmer.joinable()) spare_warmer.join();
+  }
+
+  // The spare (taken from spare_uploader under mu) when it has `workers`,
+  // else a fresh uploader, whose workers make their buffers as they start.
+  static std::shared_ptr<KeyImageUploader> UploaderFor(std::shared_ptr<KeyImageUploader> spare, unsigned workers) {
+    if (spare && spare->workers() == workers) return spare;
+    if (spare) spare->StopWarming();
+    return std::make_shared<KeyImageUploader>(workers);
   }
 };
 
@@ -697,11 +699,9 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
     impl_->lanes_reserved += (3 * m + pk.num_variables()) * sizeof(ff::Fr);
   }
   // A set prepared from host memory: spare key image buffers are not needed for it.
-  if (impl_->spare_uploader.valid()) {
-    try {
-      impl_->spare_uploader.get().reset();
-    } catch (const std::exception&) {
-    }
+  if (impl_->spare_uploader) {
+    impl_->spare_uploader->StopWarming();
+    impl_->spare_uploader.reset();  // freed once the warmer lets go of it
   }
   const bool with_circuit = circuit && pk.h_form == groth16::HQueryForm::kBellperson;
   // The compact circuit (r1cs::CompactCircuit: 6 B a nonzero, 4 B a row and
@@ -734,8 +734,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   using G2Point = DeviceBases<G2Gpu>::Point;
   const size_t need =
       (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
-  std::future<std::unique_ptr<KeyImageUploader>> spare;
-  unsigned spare_workers = 0;
+  std::shared_ptr<KeyImageUploader> spare;
   {
     std::lock_guard lock(impl_->mu);
     // As Prepare sizes them: the lanes' buffers (what they already hold of
@@ -756,15 +755,13 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     impl_->stats.resident_base_bytes = impl_->ResidentBytes();
     impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
     spare = std::move(impl_->spare_uploader);
-    spare_workers = impl_->spare_workers;
   }
   // The stream (seconds; tens from a cold disk) without mu: Stats() and the
   // status page do not wait for it.
   std::unique_ptr<ResidentKey> key;
   double buffers_ms = 0;
   try {
-    const std::unique_ptr<KeyImageUploader> up =
-        Impl::UploaderFor(std::move(spare), spare_workers, std::clamp(threads, 1u, 32u));
+    const std::shared_ptr<KeyImageUploader> up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
     auto g1 = [&](groth16::KeySection s, std::span<const ec::G1Affine> host) {
       DeviceBases<G1Gpu> d(host.size(), DeviceBases<G1Gpu>::Unfilled{});
       if (!host.empty()) up->Upload(image, s, d.mutable_data(), sizeof(G1Point));
@@ -794,12 +791,12 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
 
 void CudaBackend::PrepareKeyImageBuffers(unsigned threads) {
   std::lock_guard lock(impl_->mu);
-  if (impl_->spare_uploader.valid()) return;
-  const unsigned workers = std::clamp(threads, 1u, 32u);
-  impl_->spare_workers = workers;
-  impl_->spare_uploader = std::async(std::launch::async, [device = impl_->device, workers] {
+  if (impl_->spare_uploader || impl_->spare_warmer.joinable()) return;  // once per backend
+  ScopedDevice on(impl_->device);
+  impl_->spare_uploader = std::make_shared<KeyImageUploader>(std::clamp(threads, 1u, 32u));
+  impl_->spare_warmer = std::thread([device = impl_->device, up = impl_->spare_uploader] {
     ScopedDevice on(device);
-    return std::make_unique<KeyImageUploader>(workers);
+    up->Warm();
   });
 }
 

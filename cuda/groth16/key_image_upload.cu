@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -38,28 +39,49 @@ struct KeyImageUploader::Impl {
     Stream stream;
     Slot slots[2];
     int current = 1;
+    std::once_flag made;  // the slots' buffers (MakeSlots)
   };
   std::vector<std::unique_ptr<Worker>> workers;
   int device = 0;  // the device the buffers and streams belong to
+
+  // The worker's two pairs of buffers, once, on whichever thread asks first
+  // (a throw leaves them to be made by the next call).
+  void MakeSlots(Worker& w, std::atomic<uint64_t>& alloc_us) const {
+    std::call_once(w.made, [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      CUZK_CUDA_CHECK(cudaSetDevice(device));
+      const size_t bytes = groth16::KeyImageStream::BufferBytes();
+      for (auto& slot : w.slots) {
+        slot.host = PinnedBuffer<uint8_t>(bytes);
+        slot.device = DeviceBuffer<uint8_t>(bytes);
+      }
+      alloc_us += uint64_t(
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    });
+  }
 };
 
 KeyImageUploader::KeyImageUploader(unsigned workers) : impl_(std::make_unique<Impl>()) {
   if (workers == 0 || workers > 64) throw std::invalid_argument("KeyImageUploader: 1..64 workers");
-  const auto t0 = std::chrono::steady_clock::now();
   CUZK_CUDA_CHECK(cudaGetDevice(&impl_->device));
-  const size_t bytes = groth16::KeyImageStream::BufferBytes();
-  for (unsigned w = 0; w < workers; ++w) {
-    auto worker = std::make_unique<Impl::Worker>();
-    for (auto& slot : worker->slots) {
-      slot.host = PinnedBuffer<uint8_t>(bytes);
-      slot.device = DeviceBuffer<uint8_t>(bytes);
-    }
-    impl_->workers.push_back(std::move(worker));
-  }
-  alloc_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (unsigned w = 0; w < workers; ++w) impl_->workers.push_back(std::make_unique<Impl::Worker>());
 }
 
 KeyImageUploader::~KeyImageUploader() = default;
+
+unsigned KeyImageUploader::workers() const { return unsigned(impl_->workers.size()); }
+
+void KeyImageUploader::Warm() {
+  for (auto& w : impl_->workers) {
+    if (stop_warming_) return;
+    try {
+      impl_->MakeSlots(*w, alloc_us_);
+    } catch (const std::exception&) {
+      cudaGetLastError();  // out of memory is not sticky; the worker that needs them reports it
+      return;
+    }
+  }
+}
 
 void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
                               size_t device_record_bytes) {
@@ -73,6 +95,7 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   for (auto& w : workers) w->current = 1, w->slots[0].used = w->slots[1].used = false;
   const auto buffer = [&](unsigned id) -> std::span<uint8_t> {
     Impl::Worker& w = *workers.at(id);
+    impl_->MakeSlots(w, alloc_us_);
     w.current ^= 1;
     Impl::Slot& slot = w.slots[w.current];
     if (slot.used) slot.done.Synchronize();  // its last chunk has reached the device

@@ -9,9 +9,17 @@
 // both on the reading threads, while the copies and the kernel run on each
 // thread's own stream.
 //
-//   cuda::KeyImageUploader up(16);                    // 2 x 48 MiB pinned + device each
+//   cuda::KeyImageUploader up(16);                    // 2 x 48 MiB pinned + device each, made on first use
 //   up.Upload(image, groth16::KeySection::kH, bases.mutable_data(), sizeof(G1Affine));
+//
+// Page-locking the buffers is not free (~1 s for 16 workers' 1.5 GB on the
+// H200 host): each reading thread makes its own pair when it first needs
+// it, or Warm() makes them ahead of a load (CudaBackend does at start, on a
+// thread of its own). A load that starts while Warm() runs streams at once:
+// a worker whose pair is not made yet makes it itself, the others stream.
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "engine/groth16/key_image.hpp"
@@ -21,8 +29,8 @@ namespace cuzk::cuda {
 class KeyImageUploader {
  public:
   // workers: reading threads (1..64), each with two page-locked and two
-  // device buffers of groth16::KeyImageStream::BufferBytes(). Made with the
-  // target device current.
+  // device buffers of groth16::KeyImageStream::BufferBytes() (made on first
+  // use or by Warm). Made with the target device current.
   explicit KeyImageUploader(unsigned workers);
   ~KeyImageUploader();
   KeyImageUploader(const KeyImageUploader&) = delete;
@@ -35,12 +43,21 @@ class KeyImageUploader {
   void Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
               size_t device_record_bytes);
 
-  double alloc_ms() const { return alloc_ms_; }  // making the buffers (page-locking is not free)
+  // Makes every worker's buffers not made yet, one worker after another,
+  // until done or StopWarming(); thread-safe with Upload. Allocation
+  // failures end it quietly (the worker that needs the buffers reports them).
+  void Warm();
+  void StopWarming() { stop_warming_ = true; }
+
+  // Time spent making buffers so far, by Warm and by the workers (their sum).
+  double alloc_ms() const { return double(alloc_us_.load()) / 1000; }
+  unsigned workers() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  double alloc_ms_ = 0;
+  std::atomic<uint64_t> alloc_us_{0};
+  std::atomic<bool> stop_warming_{false};
 };
 
 }  // namespace cuzk::cuda

@@ -2,7 +2,8 @@
 // (CudaBackend::LoadKeyImage, cuda/groth16/key_image_upload.hpp): a proof
 // with the image's shell (no host points) equals the CPU backend's with the
 // whole key for the same r, s, on keys whose sections span one chunk or
-// several (records cut by the chunk edges); a device without room refuses
+// several (records cut by the chunk edges), also when the load starts while
+// the upload buffers are still being made; a device without room refuses
 // and keeps nothing; a damaged image is an error and keeps nothing.
 #include <gtest/gtest.h>
 
@@ -75,6 +76,37 @@ TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
     const CudaBackendStats st = gpu.Stats();
     std::printf("  2^%u: key image to the device %.1f ms (buffers %.1f ms), %llu bytes\n", log_size, st.image_bases_ms,
                 st.image_buffers_ms, (unsigned long long)st.image_bases_bytes);
+    gpu.ForgetKey(shell);
+  }
+}
+
+// A load that starts while PrepareKeyImageBuffers is still making the
+// buffers (the daemon's srs.preload at start): its reading threads share the
+// warming (each worker's buffers made once, by whichever thread comes
+// first), and the proof is still the CPU's; then a load with another thread
+// count (a fresh uploader, every worker making its own), and the same again.
+TEST(KeyImageGpuTest, ALoadBesideTheBuffersWarmingGivesTheCpuProof) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  CudaBackend gpu;
+  CpuBackend cpu;
+  const Keyed k = MakeKeyed(19);
+  const std::string path = dir.File("k19.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  const KeyImageStream image(path, kSource);
+  const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
+  for (unsigned threads : {2u, 3u}) {
+    if (threads == 2) gpu.PrepareKeyImageBuffers(2);  // warming starts; the load below does not wait for it
+    ProvingKey shell = image.Shell();
+    BindCircuit(shell, k.circuit);
+    ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), threads)) << threads;
+    gpu.Prepare(shell, &k.circuit, &cc);
+    const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+    const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
+    const Proof got = ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
+    EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << threads << " threads";
     gpu.ForgetKey(shell);
   }
 }

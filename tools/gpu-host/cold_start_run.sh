@@ -29,8 +29,9 @@
 # from disk from /proc/PID/io; needs the images on the disk: CUZK_CACHE_DIR),
 # CUZK_PRELOAD (default 1: runs 2 and 3 name the set in srs.preload, which
 # loads it on a thread of its own from the daemon's start, beside the
-# client's connection and request), CUZK_NO_PRELOAD_RUN=1 (one more daemon
-# after run 2 without srs.preload, the job loading the set: the comparison).
+# client's connection and request), CUZK_PAIRS=N (default 0: after run 2, N
+# pairs of daemons on the same warm page cache, one without srs.preload (the
+# job loads the set) then one with it: the comparison, alternated).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -175,14 +176,17 @@ fi
 free -g >>"$OUT/host.txt"
 left=$((590 - ($(date +%s) - t_start)))
 if ((left > 90)); then run_daemon run2 "${CUZK_PRELOAD:-1}"; else row "run2" skip "-" "only ${left}s left"; fi
-if [[ ${CUZK_NO_PRELOAD_RUN:-0} == 1 ]]; then
-  left=$((590 - ($(date +%s) - t_start)))
-  if ((left > 60)); then
-    CUZK_WARM_SECTORS=0 run_daemon run2-nopreload 0
-  else
-    row "run2-nopreload" skip "-" "only ${left}s left"
-  fi
-fi
+for ((pair = 1; pair <= ${CUZK_PAIRS:-0}; pair++)); do
+  for preload in 0 1; do
+    left=$((590 - ($(date +%s) - t_start)))
+    tag=pair$pair-$( ((preload)) && echo preload || echo nopreload)
+    if ((left > 60)); then
+      CUZK_WARM_SECTORS=0 run_daemon "$tag" "$preload"
+    else
+      row "$tag" skip "-" "only ${left}s left"
+    fi
+  done
+done
 if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
   left=$((590 - ($(date +%s) - t_start)))
   if ((left > 80)); then
