@@ -168,8 +168,8 @@ class CudaBackend final : public groth16::Backend {
   // Makes LoadKeyImage's buffers for `threads` reading threads now, on a
   // thread of its own (16 threads: 1.5 GB page-locked and 1.5 GB of device
   // memory, 0.7-1.2 s on the H200 host), so the next LoadKeyImage does not
-  // make them; one that starts meanwhile streams at once with the buffers
-  // made so far, its reading threads making the rest. They are freed by it,
+  // make them; one that starts meanwhile makes the rest beside the warming
+  // thread before it streams. They are freed by it,
   // or by the next Prepare (a set loaded the usual way). Once per backend
   // (at daemon start); later calls do nothing.
   void PrepareKeyImageBuffers(unsigned threads);

@@ -13,10 +13,11 @@
 //   up.Upload(image, groth16::KeySection::kH, bases.mutable_data(), sizeof(G1Affine));
 //
 // Page-locking the buffers is not free (~1 s for 16 workers' 1.5 GB on the
-// H200 host): each reading thread makes its own pair when it first needs
-// it, or Warm() makes them ahead of a load (CudaBackend does at start, on a
-// thread of its own). A load that starts while Warm() runs streams at once:
-// a worker whose pair is not made yet makes it itself, the others stream.
+// H200 host): Warm() makes them ahead of a load (CudaBackend does at start,
+// on a thread of its own, and again before streaming, which finishes what
+// the first has not made); a reading thread whose pair is not made yet makes
+// it itself. Page-locking blocks other threads' CUDA calls, so buffers made
+// while others stream slow the stream (measured: see CudaBackend::LoadKeyImage).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
