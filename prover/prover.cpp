@@ -64,8 +64,9 @@ Prover::Prover(const ProverOptions& options)
   if (journal_) Recover();
 }
 
-Prover::~Prover() {                              // before runner_ goes
-  if (preloader_.joinable()) preloader_.join();  // its load calls the hooks below
+// Before runner_ goes. The preload first: its load calls the hooks below.
+Prover::~Prover() {
+  if (preloader_.joinable()) preloader_.join();
   srs_.SetOnLoaded(nullptr);
   srs_.SetKeyToDevices(nullptr);
   srs_.SetOnUnloaded(nullptr);
@@ -76,8 +77,8 @@ void Prover::PreloadInBackground(const std::vector<std::string>& circuit_ids) {
   std::vector<SrsRegistry::Lease> leases;
   for (const std::string& id : circuit_ids) leases.push_back(srs_.Acquire(id));  // throws before any load
   if (leases.empty()) return;
-  preloader_ = std::thread([leases = std::move(leases)] {
-    for (const SrsRegistry::Lease& lease : leases) {
+  preloader_ = std::thread([leases = std::move(leases)]() mutable {
+    for (SrsRegistry::Lease& lease : leases) {
       try {
         double ms = 0;
         lease.Get(&ms);
@@ -85,6 +86,7 @@ void Prover::PreloadInBackground(const std::vector<std::string>& circuit_ids) {
       } catch (const std::exception& e) {
         spdlog::error("SRS_PRELOAD,{},failed: {} (loads again on its first job)", lease.circuit_id(), e.what());
       }
+      lease = SrsRegistry::Lease();  // loaded (or not): idle now, evictable, not held while the next one loads
     }
   });
 }

@@ -102,7 +102,8 @@ class Prover {
   // start) and loads them one after another on a thread of their own, so the
   // daemon serves while they load and a job for one of them waits for that
   // load instead of starting another (at 32 GiB the load overlaps the first
-  // client's connection and request: ~1-2 s of the first proof). A failed
+  // client's connection and request: 0.3-1.1 s off the first proof on the
+  // H200, docs/perf/gpu.md). Each set is held only while it loads. A failed
   // load is logged (SRS_PRELOAD line) and the set loads again on its first
   // job. Once per Prover (std::logic_error after). ~Prover waits for a load
   // in progress.

@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace cuzk::msm {
@@ -15,6 +17,20 @@ class DensityBitmap {
   DensityBitmap() = default;
   explicit DensityBitmap(size_t n, bool value = false) : words_((n + 63) / 64, value ? ~uint64_t(0) : 0), size_(n) {
     if (value && n % 64) words_.back() = (uint64_t(1) << (n % 64)) - 1;
+  }
+
+  // A bitmap of n bits from its 64-bit words (bit i of the bitmap is bit
+  // i % 64 of words[i / 64]), as words() gives them: one move instead of n
+  // Set calls (81 M at 32 GiB). std::invalid_argument unless words holds
+  // ceil(n / 64) words; bits past n in the last word are cleared.
+  static DensityBitmap FromWords(std::vector<uint64_t> words, size_t n) {
+    if (words.size() != (n + 63) / 64)
+      throw std::invalid_argument("DensityBitmap::FromWords: word count does not match");
+    if (n % 64) words.back() &= (uint64_t(1) << (n % 64)) - 1;
+    DensityBitmap d;
+    d.words_ = std::move(words);
+    d.size_ = n;
+    return d;
   }
 
   size_t size() const { return size_; }

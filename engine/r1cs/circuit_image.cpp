@@ -80,11 +80,7 @@ CsrMatrix ReadMatrix(const util::CacheReader& r, const std::string& m, uint64_t 
 msm::DensityBitmap ReadDensity(const util::CacheReader& r, const std::string& name, uint64_t bits) {
   std::vector<uint64_t> words;
   ReadArraySection(r, name, (bits + 63) / 64, 1, words, [](size_t, std::span<const uint64_t>) {});
-  msm::DensityBitmap d(static_cast<size_t>(bits));
-  for (size_t i = 0; i < size_t(bits); ++i) {
-    if ((words[i / 64] >> (i % 64)) & 1) d.Set(i);
-  }
-  return d;
+  return msm::DensityBitmap::FromWords(std::move(words), static_cast<size_t>(bits));
 }
 
 // The image's counts, checked against each other.

@@ -392,5 +392,24 @@ TEST(MsmPlanTest, WindowChoiceGrowsWithSize) {
   EXPECT_GE(prev, 14u);
 }
 
+// DensityBitmap::FromWords against bit-by-bit Set on random bitmaps (seed
+// printed by SeededRng), sizes around word edges; stray bits past n cleared;
+// a wrong word count refused.
+TEST(DensityBitmapTest, FromWordsEqualsSettingEachBit) {
+  auto rng = test::SeededRng();
+  for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000), size_t(4096)}) {
+    DensityBitmap want(n);
+    for (size_t i = 0; i < n; ++i)
+      if (rng() % 2) want.Set(i);
+    std::vector<uint64_t> words = want.words();
+    if (n % 64) words.back() |= ~((uint64_t(1) << (n % 64)) - 1);  // stray bits past n
+    const DensityBitmap got = DensityBitmap::FromWords(std::move(words), n);
+    EXPECT_EQ(got, want) << "n=" << n;
+    EXPECT_EQ(got.Count(), want.Count()) << "n=" << n;
+  }
+  EXPECT_THROW(DensityBitmap::FromWords(std::vector<uint64_t>(2), 64), std::invalid_argument);
+  EXPECT_THROW(DensityBitmap::FromWords(std::vector<uint64_t>(1), 65), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cuzk::msm
