@@ -23,6 +23,7 @@
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/util/cache_file.hpp"
 #include "prover/srs_registry.hpp"
+#include "tests/support/emulated_device.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace cuzk::prover {
@@ -189,7 +190,7 @@ TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
 // keeps each record's x, y bytes at its index, or refuses, or throws.
 struct FakeDevices {
   enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
-  std::map<groth16::KeySection, std::vector<uint8_t>> sections;
+  std::map<groth16::KeySection, test::EmulatedSection> sections;
   int calls = 0;
 
   bool operator()(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes) {
@@ -200,28 +201,11 @@ struct FakeDevices {
     if (mode == Mode::kThrow) throw std::runtime_error("a device failed");
     for (auto s : {groth16::KeySection::kH, groth16::KeySection::kL, groth16::KeySection::kA, groth16::KeySection::kBG1,
                    groth16::KeySection::kBG2}) {
-      const size_t r = groth16::KeyImageStream::RecordBytes(s), xy = s == groth16::KeySection::kBG2 ? 192 : 96;
-      std::vector<uint8_t>& out = sections[s];
-      out.assign(image.Count(s) * xy, 0);
-      std::vector<std::vector<uint8_t>> buffers(2, std::vector<uint8_t>(groth16::KeyImageStream::BufferBytes()));
-      image.Stream(
-          s, 2, [&](unsigned w) { return std::span<uint8_t>(buffers.at(w)); },
-          [&](unsigned, uint64_t first, std::span<const uint8_t> records) {
-            for (size_t k = 0; k < records.size() / r; ++k)
-              std::memcpy(out.data() + (first + k) * xy, records.data() + k * r, xy);
-          });
+      sections[s] = test::StreamToEmulatedDevice(image, s, 2);
     }
     return true;
   }
 };
-
-template <class Point>
-void ExpectHeld(const std::vector<uint8_t>& device, const util::OverwriteVector<Point>& want, const char* what) {
-  constexpr size_t xy = sizeof(Point::x) + sizeof(Point::y);
-  ASSERT_EQ(device.size(), want.size() * xy) << what;
-  for (size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(device.data() + i * xy, &want[i], xy), 0) << what << " point " << i;
-}
 
 // With every image made and a devices hook set, a witness-only GPU daemon's
 // load reads the key image once, to the devices, and the circuit's shell and
@@ -266,11 +250,11 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   ASSERT_TRUE(p.on_devices_only);
   EXPECT_TRUE(p.devices_prepared.HasBeenNotified()) << "no GPUs' preparation follows without SetOnLoaded";
   EXPECT_EQ(held.calls, 1);
-  ExpectHeld(held.sections[groth16::KeySection::kH], usual.params->pk.h, "h");
-  ExpectHeld(held.sections[groth16::KeySection::kL], usual.params->pk.l, "l");
-  ExpectHeld(held.sections[groth16::KeySection::kA], usual.params->pk.a, "a");
-  ExpectHeld(held.sections[groth16::KeySection::kBG1], usual.params->pk.b_g1, "b_g1");
-  ExpectHeld(held.sections[groth16::KeySection::kBG2], usual.params->pk.b_g2, "b_g2");
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kH], usual.params->pk.h, "h");
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kL], usual.params->pk.l, "l");
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kA], usual.params->pk.a, "a");
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kBG1], usual.params->pk.b_g1, "b_g1");
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kBG2], usual.params->pk.b_g2, "b_g2");
   // What the host has: the counts, densities, vk, the compact form.
   EXPECT_TRUE(p.pk.vk == usual.params->pk.vk);
   EXPECT_EQ(p.pk.h.size(), usual.params->pk.h.size());

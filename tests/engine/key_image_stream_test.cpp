@@ -5,8 +5,7 @@
 // (sections of 104- and 200-byte records larger than a chunk); the shell
 // has the key's sizes, verifying key and end points; a damaged section, a
 // stale image and a worker's buffer that is too small are errors, never a
-// different key. The device is emulated: each record's first 96 (G1) or
-// 192 (G2) bytes are copied to its index, as the upload kernel does.
+// different key. The device is emulated (tests/support/emulated_device.hpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +15,7 @@
 
 #include "engine/groth16/key_image.hpp"
 #include "engine/util/cache_file.hpp"
+#include "tests/support/emulated_device.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -65,48 +65,6 @@ groth16::ProvingKey BigKey(std::mt19937_64& rng, double h_chunks, double b_chunk
   return pk;
 }
 
-// The emulated device: one array of device records per section, and how
-// often each index was written.
-struct Device {
-  std::vector<uint8_t> bytes;
-  std::vector<uint32_t> writes;
-};
-
-Device StreamToDevice(const KeyImageStream& image, KeySection s, unsigned workers, size_t device_record) {
-  const size_t n = image.Count(s), r = KeyImageStream::RecordBytes(s);
-  Device d{std::vector<uint8_t>(n * device_record, 0xee), std::vector<uint32_t>(n, 0)};
-  std::vector<std::vector<uint8_t>> buffers(workers, std::vector<uint8_t>(KeyImageStream::BufferBytes()));
-  std::vector<const uint8_t*> handed(workers, nullptr);
-  image.Stream(
-      s, workers,
-      [&](unsigned w) {
-        handed.at(w) = buffers.at(w).data();
-        return std::span<uint8_t>(buffers[w]);
-      },
-      [&](unsigned w, uint64_t first, std::span<const uint8_t> records) {
-        // The records lie in the buffer this worker got last.
-        EXPECT_GE(records.data(), handed.at(w));
-        EXPECT_LE(records.data() + records.size(), handed[w] + buffers[w].size());
-        ASSERT_EQ(records.size() % r, 0u);
-        for (size_t k = 0; k < records.size() / r; ++k) {
-          ASSERT_LT(first + k, n);
-          std::memcpy(d.bytes.data() + (first + k) * device_record, records.data() + k * r, device_record);
-          d.writes[first + k]++;
-        }
-      });
-  return d;
-}
-
-template <class Point>
-void ExpectOnDevice(const Device& d, const util::OverwriteVector<Point>& want, const char* what) {
-  constexpr size_t kDevice = sizeof(Point{}.x) + sizeof(Point{}.y);
-  ASSERT_EQ(d.writes.size(), want.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(d.writes[i], 1u) << what << " point " << i << " written " << d.writes[i] << " times";
-    ASSERT_EQ(std::memcmp(d.bytes.data() + i * kDevice, &want[i], kDevice), 0) << what << " point " << i;
-  }
-}
-
 TEST(KeyImageStream, EveryPointOnceAcrossChunkEdgesInAnyNumberOfWorkers) {
   std::mt19937_64 rng = test::SeededRng();
   // H over 2.3 chunks (two cut records), B over 1.4 (one cut G2 record).
@@ -119,11 +77,11 @@ TEST(KeyImageStream, EveryPointOnceAcrossChunkEdgesInAnyNumberOfWorkers) {
   EXPECT_EQ(image.Count(KeySection::kBG2), pk.b_g2.size());
   for (unsigned workers : {1u, 2u, 3u, 5u}) {
     SCOPED_TRACE("workers " + std::to_string(workers));
-    ExpectOnDevice(StreamToDevice(image, KeySection::kH, workers, 96), pk.h, "h");
-    ExpectOnDevice(StreamToDevice(image, KeySection::kL, workers, 96), pk.l, "l");
-    ExpectOnDevice(StreamToDevice(image, KeySection::kA, workers, 96), pk.a, "a");
-    ExpectOnDevice(StreamToDevice(image, KeySection::kBG1, workers, 96), pk.b_g1, "b_g1");
-    ExpectOnDevice(StreamToDevice(image, KeySection::kBG2, workers, 192), pk.b_g2, "b_g2");
+    test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(image, KeySection::kH, workers), pk.h, "h");
+    test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(image, KeySection::kL, workers), pk.l, "l");
+    test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(image, KeySection::kA, workers), pk.a, "a");
+    test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(image, KeySection::kBG1, workers), pk.b_g1, "b_g1");
+    test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(image, KeySection::kBG2, workers), pk.b_g2, "b_g2");
   }
 }
 
@@ -172,8 +130,8 @@ TEST(KeyImageStream, DamageStalenessAndSmallBuffersAreErrors) {
   bytes.at(at) ^= 0x10;
   test::WriteAll(path, bytes);
   const KeyImageStream image(path, kSource);
-  EXPECT_THROW(StreamToDevice(image, KeySection::kH, 2, 96), util::CacheError);
-  EXPECT_NO_THROW(StreamToDevice(image, KeySection::kBG2, 2, 192)) << "the other sections are intact";
+  EXPECT_THROW(test::StreamToEmulatedDevice(image, KeySection::kH, 2), util::CacheError);
+  EXPECT_NO_THROW(test::StreamToEmulatedDevice(image, KeySection::kBG2, 2)) << "the other sections are intact";
 }
 
 }  // namespace
