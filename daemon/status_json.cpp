@@ -58,6 +58,7 @@ std::string StatusJson(const Prover& prover, unsigned engine_threads) {
                    {"tier", kTiers[int(s.tier)]},
                    {"size_bytes", s.size_bytes},
                    {"ref_count", s.ref_count},
+                   {"loading", s.loading},
                    {"params_path", s.params_path}});
   }
   json queues = json::object();

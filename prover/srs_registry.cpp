@@ -25,6 +25,7 @@ struct SrsRegistry::Entry {
   filecoin::SectorShape shape;
   std::string params_path, vk_path;  // generic: the .zkey and the .r1cs
   std::atomic<uint32_t> refs{0};
+  std::atomic<bool> loading{false};  // set while Load builds the set (for List: the status page)
   absl::Mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
   absl::Mutex mu;       // brief
   std::shared_ptr<const LoadedParams> loaded ABSL_GUARDED_BY(mu);
@@ -219,6 +220,11 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
   absl::MutexLock load_lock(&entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
   if (!p) {
+    struct Loading {  // entry.loading for this block, thrown out of or not
+      std::atomic<bool>& flag;
+      explicit Loading(std::atomic<bool>& f) : flag(f) { flag = true; }
+      ~Loading() { flag = false; }
+    } loading(entry.loading);
     // Charged before the memory is allocated (the evictors make room now),
     // then trued up to the resident size; a failed load gives it back.
     memory::Reservation charge;
@@ -317,6 +323,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load
     {
       absl::MutexLock lock(&entry.mu);
       entry.loaded = p;
+      entry.loading = false;  // loaded: a status page never shows both
       entry.charge = std::move(charge);
       entry.dims = DimsOf(p->circuit);
     }
@@ -502,6 +509,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
       Entry& e = **it;
       info.params_path = e.params_path;
       info.ref_count = e.refs.load();
+      info.loading = e.loading.load();
       if (auto p = e.Loaded()) {
         info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
         info.size_bytes = p->HeldBytes();
@@ -523,6 +531,7 @@ std::vector<SrsInfo> SrsRegistry::List() const {
     info.circuit_id = e->circuit_id;
     info.params_path = e->params_path;
     info.ref_count = e->refs.load();
+    info.loading = e->loading.load();
     if (auto p = e->Loaded()) {
       info.tier = info.ref_count ? SrsTier::kHot : SrsTier::kWarm;
       info.size_bytes = p->HeldBytes();

@@ -123,6 +123,7 @@ struct SrsInfo {
   uint64_t size_bytes = 0;  // resident bytes when loaded, else the .params file size
   uint32_t ref_count = 0;
   std::string params_path;
+  bool loading = false;  // a load of it is in progress (a job's, PreloadSRS or srs.preload)
 };
 
 class SrsRegistry {

@@ -385,6 +385,16 @@ TEST(DaemonIntegration, PreloadRefusesBadIdsAndLoadsInTheBackground) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_NE(d.Log().find("SRS_PRELOAD,snap-2k,loaded"), std::string::npos) << d.Log();
+  // The status page lists it loaded, no longer loading.
+  bool listed = false;
+  const nlohmann::json status = GetStatusJson(d.status_port());
+  for (const auto& s : status["srs"]) {
+    if (s["circuit_id"] != "snap-2k") continue;
+    listed = true;
+    EXPECT_EQ(s["tier"], "warm") << s.dump();
+    EXPECT_EQ(s["loading"], false) << s.dump();
+  }
+  EXPECT_TRUE(listed) << status["srs"].dump();
   EXPECT_EQ(d.Signal(SIGTERM), 0) << d.Log();
 }
 

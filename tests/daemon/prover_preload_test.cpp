@@ -4,7 +4,8 @@
 // submitted while the set loads waits for that load and proves, the set is
 // loaded once and left unheld, a second call is refused, and a Prover that
 // goes while its preload is still loading waits for it (no hook called on a
-// runner that is gone: the sanitizer builds run this too).
+// runner that is gone: the sanitizer builds run this too); the set is listed
+// as loading meanwhile (the status page's "srs" entries).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -88,6 +89,30 @@ TEST(ProverPreload, AJobSubmittedDuringThePreloadWaitsForItAndProves) {
   ASSERT_NE(two, nullptr);
   EXPECT_EQ(two->ref_count, 1u);
   EXPECT_EQ(prover.srs().ResidentBytes(), params->resident_bytes);
+  prover.Shutdown(std::chrono::steady_clock::now());
+}
+
+// The registry's list (the status page's "srs") says a set is loading while
+// the preload builds it, and loaded (not loading) after: polled every
+// millisecond through a load that takes seconds here (655 MB decoded).
+TEST(ProverPreload, TheSetShowsLoadingWhileThePreloadRunsAndLoadedAfter) {
+  Prover prover(CpuOptions());
+  prover.PreloadInBackground({"snap-2k"});
+  bool seen_loading = false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  for (;;) {
+    const SrsInfo* two = Find(prover.srs().List(), "snap-2k");
+    ASSERT_NE(two, nullptr);
+    if (two->loading) {
+      seen_loading = true;
+      EXPECT_EQ(two->tier, SrsTier::kCold);  // not yet in memory
+    }
+    if (two->tier != SrsTier::kCold) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), until) << "the preload never finished";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(seen_loading) << "a load of seconds was never listed as loading";
+  EXPECT_FALSE(Find(prover.srs().List(), "snap-2k")->loading);
   prover.Shutdown(std::chrono::steady_clock::now());
 }
 
