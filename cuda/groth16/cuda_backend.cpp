@@ -603,8 +603,8 @@ struct CudaBackend::Impl {
   CudaBackendStats stats;
   // LoadKeyImage's buffers made ahead (PrepareKeyImageBuffers; the pointer
   // guarded by mu), by spare_warmer, which shares the uploader: a load that
-  // takes it while it is still being warmed streams at once (its workers
-  // make what is not made yet).
+  // takes it while it is still being warmed makes the rest beside it before
+  // streaming (KeyImageUploader::Warm).
   std::shared_ptr<KeyImageUploader> spare_uploader;
   std::thread spare_warmer;
 
