@@ -66,7 +66,8 @@ if [[ $skip != *,8mib,* ]]; then
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi
-    tag=$big-s$s-wo$wo
+    run=$((${run:-0} + 1))
+    tag=$big-s$s-wo$wo-$run  # the run's number: a list may repeat a value (CUZK_SYNTH="8 8")
     if ((left > 60)); then
       timed "smoke $big + $jobs jobs, synth $s, wo $wo" "$left" "$OUT/smoke-$tag.log" \
         "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" "${load[@]}" \
