@@ -48,67 +48,63 @@ Keyed MakeKeyed(unsigned log_size) {
   return k;
 }
 
+// Loads k's key image into `gpu` with `threads` reading threads (as the
+// daemon does: the image's shell, bound to the circuit, then the compact
+// circuit prepared), proves a random witness there and on the CPU for the
+// same r, s, expects the same bytes and a verified proof, and forgets the key.
+void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, const KeyImageStream& image, unsigned threads,
+                               std::mt19937_64& rng, const std::string& what) {
+  ProvingKey shell = image.Shell();
+  BindCircuit(shell, k.circuit);
+  const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), threads)) << what;
+  EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr)) << what;
+  gpu.Prepare(shell, &k.circuit, &cc);
+  EXPECT_TRUE(gpu.HoldsOnDevice(shell, &k.circuit)) << what;
+  const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+  const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+  CpuBackend cpu;
+  const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
+  const Proof got = ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
+  EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << what;
+  EXPECT_TRUE(Verify(PrepareVerifyingKey(shell.vk), got, z.PublicInputs())) << what;
+  const CudaBackendStats st = gpu.Stats();
+  std::printf("  %s: key image to the device %.1f ms in all (buffers %.1f ms), %llu bytes\n", what.c_str(),
+              st.image_bases_ms, st.image_buffers_ms, (unsigned long long)st.image_bases_bytes);
+  gpu.ForgetKey(shell);
+}
+
 TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   test::TempDir dir("cuzk-key-image-gpu-");
   CudaBackend gpu;
-  CpuBackend cpu;
   // 2^10: every section inside one chunk; 2^19: H is 54.5 MB (two chunks, a cut record).
   for (unsigned log_size : {10u, 19u}) {
     const Keyed k = MakeKeyed(log_size);
     const std::string path = dir.File("k" + std::to_string(log_size) + ".key-image");
     WriteKeyImage(k.pk, path, kSource);
-    const KeyImageStream image(path, kSource);
-    ProvingKey shell = image.Shell();
-    BindCircuit(shell, k.circuit);
-    const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
-    ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), 4)) << "2^" << log_size;
-    EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr));
-    gpu.Prepare(shell, &k.circuit, &cc);  // the compact circuit, as the daemon's preparation does
-    EXPECT_TRUE(gpu.HoldsOnDevice(shell, &k.circuit));
-    const r1cs::Assignment z = synthetic::Witness(k.params, rng());
-    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
-    const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
-    const Proof got = ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
-    EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << "2^" << log_size;
-    EXPECT_TRUE(Verify(PrepareVerifyingKey(shell.vk), got, z.PublicInputs()));
-    const CudaBackendStats st = gpu.Stats();
-    std::printf("  2^%u: key image to the device %.1f ms (buffers %.1f ms), %llu bytes\n", log_size, st.image_bases_ms,
-                st.image_buffers_ms, (unsigned long long)st.image_bases_bytes);
-    gpu.ForgetKey(shell);
+    ExpectImageProofEqualsCpu(gpu, k, KeyImageStream(path, kSource), 4, rng, "2^" + std::to_string(log_size));
   }
 }
 
 // A load that starts while PrepareKeyImageBuffers is still making the
-// buffers (the daemon's srs.preload at start): its reading threads share the
-// warming (each worker's buffers made once, by whichever thread comes
-// first), and the proof is still the CPU's; then a load with another thread
-// count (a fresh uploader, every worker making its own), and the same again.
+// buffers (the daemon's srs.preload at start): the loading thread makes
+// what the warming thread has not yet (each worker's buffers once, by
+// whichever comes first) before it streams, and the proof is still the
+// CPU's; then a load with another thread count (a fresh uploader).
 TEST(KeyImageGpuTest, ALoadBesideTheBuffersWarmingGivesTheCpuProof) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   test::TempDir dir("cuzk-key-image-gpu-");
   CudaBackend gpu;
-  CpuBackend cpu;
   const Keyed k = MakeKeyed(19);
   const std::string path = dir.File("k19.key-image");
   WriteKeyImage(k.pk, path, kSource);
   const KeyImageStream image(path, kSource);
-  const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
-  for (unsigned threads : {2u, 3u}) {
-    if (threads == 2) gpu.PrepareKeyImageBuffers(2);  // warming starts; the load below does not wait for it
-    ProvingKey shell = image.Shell();
-    BindCircuit(shell, k.circuit);
-    ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), threads)) << threads;
-    gpu.Prepare(shell, &k.circuit, &cc);
-    const r1cs::Assignment z = synthetic::Witness(k.params, rng());
-    const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
-    const Proof want = ProveWithRandomness(cpu, k.pk, k.circuit, z, r, s);
-    const Proof got = ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
-    EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << threads << " threads";
-    gpu.ForgetKey(shell);
-  }
+  gpu.PrepareKeyImageBuffers(2);  // warming starts; the load below does not wait for it
+  ExpectImageProofEqualsCpu(gpu, k, image, 2, rng, "2 threads, beside the warming");
+  ExpectImageProofEqualsCpu(gpu, k, image, 3, rng, "3 threads, a fresh uploader");
 }
 
 TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
