@@ -18,27 +18,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/run_lib.sh" || exit 2
 mkdir -p /tmp/dr && tar -xzf "$tarball" -C /tmp/dr || exit 2
 bundle=$(echo /tmp/dr/cuzk-*/)
 w=/tmp/direct
-mkdir -p "$w/params"
-for size in 2KiB 8MiB; do
-  timed "$size gen-vanilla" 60 "$OUT/gen-$size.log" \
-    "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size "$size" --seed 1 --out "$w/sector-$size" || exit 1
-  timed "$size setup --gpu" 120 "$OUT/setup-$size.log" \
-    "$bundle/bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$w/params" --gpu || exit 1
-done
-cat >"$w/cuzk.toml" <<EOT
-[daemon]
-listen = "127.0.0.1:0"
-status_listen = "127.0.0.1:0"
-shutdown_grace = "30s"
-[pipeline]
-synthesis_concurrency = 3
-witness_only = true
-[srs]
-param_cache = "$w/params"
-cache_dir = "/dev/shm/direct-cache"
-[logging]
-level = "info"
-EOT
+small_sets "$bundle" "$w" || exit 1
+witness_only_config "$w" /dev/shm/direct-cache
 start() {  # start TAG -> $grpc, $dpid
   "$bundle/bin/cuzk-daemon" --config "$w/cuzk.toml" >"$w/daemon-$1.out" 2>"$OUT/daemon-$1.log" &
   dpid=$!

@@ -17,27 +17,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/run_lib.sh" || exit 2
 mkdir -p /tmp/b2 && tar -xzf "$tarball" -C /tmp/b2 || exit 2
 bundle=$(echo /tmp/b2/cuzk-*/)
 w=/tmp/two
-mkdir -p "$w/params"
-for size in 2KiB 8MiB; do
-  timed "$size gen-vanilla" 60 "$OUT/gen-$size.log" \
-    "$bundle/bin/cuzk-cli" snap gen-vanilla --sector-size "$size" --seed 1 --out "$w/sector-$size" || exit 1
-  timed "$size setup --gpu" 120 "$OUT/setup-$size.log" \
-    "$bundle/bin/cuzk-cli" snap setup --sector-size "$size" --param-cache "$w/params" --gpu || exit 1
-done
-cat >"$w/cuzk.toml" <<EOF
-[daemon]
-listen = "127.0.0.1:0"
-status_listen = "127.0.0.1:0"
-shutdown_grace = "30s"
-[pipeline]
-synthesis_concurrency = 3
-witness_only = true
-[srs]
-param_cache = "$w/params"
-cache_dir = "/dev/shm/two-cache"
-[logging]
-level = "info"
-EOF
+small_sets "$bundle" "$w" || exit 1
+witness_only_config "$w" /dev/shm/two-cache
 "$bundle/bin/cuzk-daemon" --config "$w/cuzk.toml" >"$w/daemon.out" 2>"$OUT/daemon.log" &
 dpid=$!
 for _ in $(seq 300); do
