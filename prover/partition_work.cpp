@@ -106,37 +106,36 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 
 // SnapDeals witness-only, step 1: partition k's z into a buffer leased from
 // the process's pool (no allocation once the pool has one of this size;
-// every value overwritten). It needs only the sector's shape, not the
-// parameter set, so PartitionWork::Synthesize runs it before waiting for the
-// set's load: a first job's partitions then have their witnesses when the
-// GPUs have the set, instead of starting them then (~0.2-0.5 s at 32 GiB).
-struct SnapWitness {
-  snapdeals::witness::WitnessBufferPool::Lease buffer;
-  std::span<const ff::Fr> z;  // in buffer
-};
-
-SnapWitness ComputeSnapWitness(const ProofJob& job, unsigned k, unsigned threads, SynthesisTimes& times) {
+// every value overwritten), compacted (r1cs::CompactWitnessOf), the buffer
+// back in the pool. It needs only the sector's shape, not the parameter set,
+// so PartitionWork::Synthesize runs it before waiting for the set's load: a
+// first job's partitions then reach the GPUs as soon as they hold the set,
+// instead of computing (~0.1-0.8 s at 32 GiB, slower beside the key's stream)
+// and compacting (~0.25 s) their witnesses only then.
+r1cs::CompactWitness ComputeSnapCompactWitness(const ProofJob& job, unsigned k, unsigned threads,
+                                               SynthesisTimes& times) {
   const auto t0 = std::chrono::steady_clock::now();
   const snapdeals::CircuitWitness w =
       snapdeals::MakeCircuitWitness(job.shape, k, job.commitments, job.partitions.at(k));
-  SnapWitness out;
-  out.buffer = snapdeals::witness::WitnessBufferPool::Shared().Acquire(
+  snapdeals::witness::WitnessBufferPool::Lease buffer = snapdeals::witness::WitnessBufferPool::Shared().Acquire(
       snapdeals::witness::EmptySectorUpdateVariableCount(job.shape));
-  out.z =
-      snapdeals::witness::ComputeEmptySectorUpdateWitnessInto(job.shape, w, out.buffer.values(), {.threads = threads});
+  const std::span<const ff::Fr> z =
+      snapdeals::witness::ComputeEmptySectorUpdateWitnessInto(job.shape, w, buffer.values(), {.threads = threads});
   times.witness_ms = MsSince(t0);
-  return out;
+  const auto t1 = std::chrono::steady_clock::now();
+  r1cs::CompactWitness compact = r1cs::CompactWitnessOf(z, threads);
+  buffer.Return();
+  times.prepare_ms = MsSince(t1);
+  return compact;
 }
 
-// Step 2: z compacted for the set's key and circuit; the buffer goes back to
-// the pool. The input carries only the compact witness.
-groth16::ProverInput CompactSnapWitness(SnapWitness w, const LoadedParams& params, unsigned threads,
-                                        SynthesisTimes& times) {
-  const auto t1 = std::chrono::steady_clock::now();
-  groth16::ProverInput in = groth16::PrepareCompactWitnessInput(
-      params.pk, params.circuit, snapdeals::witness::kEmptySectorUpdateNumInputs, w.z, threads);
-  w.buffer.Return();
-  times.prepare_ms = MsSince(t1);
+// Step 2: the compact witness bound to the set's key and circuit (their
+// counts checked against it). The input carries only the compact witness.
+groth16::ProverInput BindSnapWitness(r1cs::CompactWitness compact, const LoadedParams& params, SynthesisTimes& times) {
+  const auto t0 = std::chrono::steady_clock::now();
+  groth16::ProverInput in = groth16::BindCompactWitness(
+      params.pk, params.circuit, snapdeals::witness::kEmptySectorUpdateNumInputs, std::move(compact));
+  times.prepare_ms += MsSince(t0);
   return in;
 }
 
@@ -145,7 +144,7 @@ groth16::ProverInput CompactSnapWitness(SnapWitness w, const LoadedParams& param
 groth16::ProverInput SynthesizeWitnessOnly(const ProofJob& job, unsigned k, const LoadedParams& params,
                                            unsigned threads, SynthesisTimes& times) {
   if (job.kind != JobKind::kGenericR1cs) {
-    return CompactSnapWitness(ComputeSnapWitness(job, k, threads, times), params, threads, times);
+    return BindSnapWitness(ComputeSnapCompactWitness(job, k, threads, times), params, times);
   }
   const auto t0 = std::chrono::steady_clock::now();
   groth16::ProverInput in = groth16::PrepareCompactWitnessInput(params.pk, params.circuit, job.witness.num_inputs,
@@ -266,11 +265,16 @@ PartitionWork::PartitionWork(std::shared_ptr<const ProofJob> job, SynthesisForm 
 std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler::PartitionContext& ctx) {
   auto out = std::make_unique<Synthesized>();
   SynthesisTimes t;
-  // SnapDeals witness-only: the witness first, beside the set's load (it
-  // needs only the shape), then the wait for the set.
-  std::optional<SnapWitness> early;
+  // SnapDeals witness-only: the witness computed and compacted first, beside
+  // the set's load (it needs only the shape), then the wait for the set.
+  std::optional<r1cs::CompactWitness> early;
+  bool z_released = false;
   if (form_ == SynthesisForm::kWitness && job_->kind == JobKind::kSnapDeals) {
-    early = ComputeSnapWitness(*job_, ctx.partition, engine_threads_, t);
+    early = ComputeSnapCompactWitness(*job_, ctx.partition, engine_threads_, t);
+    // The z buffer is back in the pool: its bytes leave this partition's
+    // reservation before the wait (see WitnessOnlyBytes).
+    if (ctx.reservation) ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);
+    z_released = true;
   }
   out->params = job_->params.Get(&ctx.input_wait_ms);
   ctx.cancel.ThrowIfCancelled();  // a load takes minutes at 32 GiB
@@ -279,14 +283,14 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   if (form_ == SynthesisForm::kAbcPinned)
     abc_memory = [&ctx](size_t m, size_t n) { return LeasedAbcMemory(ctx, m, n); };
   if (early) {
-    out->input = CompactSnapWitness(std::move(*early), *out->params, engine_threads_, t);
+    out->input = BindSnapWitness(std::move(*early), *out->params, t);
   } else {
     out->input = SynthesizePartition(*job_, ctx.partition, *out->params, engine_threads_, abc_memory,
                                      form_ == SynthesisForm::kWitness, t);
   }
   // Witness-only: the z buffer is back in the pool; its bytes leave this
   // partition's reservation now (see WitnessOnlyBytes).
-  if (form_ == SynthesisForm::kWitness && ctx.reservation) {
+  if (form_ == SynthesisForm::kWitness && ctx.reservation && !z_released) {
     ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);
   }
   // Machine-readable like the pipeline's GPU_TIMING/FIN_TIMING lines: what the synthesis stage's time is made of.

@@ -216,7 +216,7 @@ void ProofRunner::PrepareKeyImageBuffers() {
 }
 
 bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                               uint64_t circuit_bytes) {
+                               uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact) {
 #ifdef CUZK_HAVE_CUDA
   const std::vector<std::pair<int, cuda::CudaBackend*>> gpus = CudaGpus(gpu_backends_);
   if (gpus.empty()) return false;
@@ -231,13 +231,16 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
       loads.push_back(std::async(std::launch::async, [&, device, gpu] {
         const auto t0 = std::chrono::steady_clock::now();
         const cuda::CudaBackendStats before = gpu->Stats();
-        const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads);
+        const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact);
         const cuda::CudaBackendStats after = gpu->Stats();
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
-        spdlog::info("GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={}",
-                     device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
-                     ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads);
+        spdlog::info(
+            "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={},"
+            "circuit_ms={:.0f},circuit_bytes={}",
+            device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
+            ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads, after.image_circuit_ms - before.image_circuit_ms,
+            after.image_circuit_bytes - before.image_circuit_bytes);
         return held;
       }));
     }
@@ -259,7 +262,7 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
   if (failed) std::rethrow_exception(failed);
   return all;
 #else
-  (void)shell, (void)image, (void)circuit_bytes;
+  (void)shell, (void)image, (void)circuit_bytes, (void)compact;
   return false;
 #endif
 }

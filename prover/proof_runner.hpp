@@ -168,7 +168,10 @@ class ProofRunner final : public JobCanceller {
   // every GPU holds all of them; false (no GPU keeps any) when one cannot or
   // there are none; util::CacheError (nothing kept) for a damaged image. A
   // GPU_KEY_IMAGE line per device.
-  bool LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes);
+  // `compact`: the set's compact circuit once read (SrsRegistry::CompactSource),
+  // uploaded by every GPU beside the key's stream.
+  bool LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
+                    const SrsRegistry::CompactSource& compact = {});
   // LoadKeyImage's page-locked buffers made now, in the background
   // (CudaBackend::PrepareKeyImageBuffers), so the first load does not wait
   // for them (0.7 s of a 32 GiB daemon's start-to-first-proof).

@@ -56,7 +56,9 @@ Prover::Prover(const ProverOptions& options)
   // loads straight into their memory (no host copy of its bases or matrices).
   if (runner_.PreparesCompactCircuits() && options.srs_key_to_devices) {
     srs_.SetKeyToDevices([this](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                                uint64_t circuit_bytes) { return runner_.LoadKeyImage(shell, image, circuit_bytes); });
+                                uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact) {
+      return runner_.LoadKeyImage(shell, image, circuit_bytes, compact);
+    });
     if (!options.srs_image_cache.empty()) runner_.PrepareKeyImageBuffers();  // no images, no loads to the GPUs
   }
   // A set that goes (evicted, no job holds it) leaves the GPUs too.

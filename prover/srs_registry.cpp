@@ -370,16 +370,31 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
   const std::unique_ptr<groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
   if (!image) return false;
   const auto t0 = std::chrono::steady_clock::now();
-  // The circuit's shell and compact form (~1 s at 32 GiB) beside the key's stream.
-  std::future<std::optional<SrsImageCache::CircuitForDevices>> circuit = std::async(
-      std::launch::async, [this, &entry] { return images_.ReadCircuitForDevices(entry.circuit_id, threads_); });
+  // The circuit's shell and compact form (~1.5 s at 32 GiB) beside the key's
+  // stream; the compact form also goes to the hook as soon as it is read.
+  std::promise<std::shared_ptr<const r1cs::CompactCircuit>> compact_read;
+  const std::shared_future<std::shared_ptr<const r1cs::CompactCircuit>> compact_ready =
+      compact_read.get_future().share();
+  std::future<std::optional<SrsImageCache::CircuitForDevices>> circuit =
+      std::async(std::launch::async, [this, &entry, &compact_read] {
+        std::optional<SrsImageCache::CircuitForDevices> c;
+        try {
+          c = images_.ReadCircuitForDevices(entry.circuit_id, threads_);
+        } catch (...) {
+          compact_read.set_value(nullptr);
+          throw;
+        }
+        compact_read.set_value(c ? c->compact : nullptr);
+        return c;
+      });
+  const CompactSource compact = [compact_ready] { return compact_ready.get(); };
   bool held = false;
   double key_ms = 0;
   try {
     fresh.pk = image->Shell();  // in place: the GPUs know a key by its address
     std::error_code ec;
     const uint64_t compact_bytes = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
-    held = to_devices(fresh.pk, *image, ec ? 0 : compact_bytes);
+    held = to_devices(fresh.pk, *image, ec ? 0 : compact_bytes, compact);
     key_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!held)
       spdlog::info("SRS_TO_DEVICES,{},refused: a GPU cannot hold every base (loads the usual way)", entry.circuit_id);

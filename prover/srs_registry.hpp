@@ -206,8 +206,12 @@ class SrsRegistry {
   // image once, to the GPUs, and 3.6 GB of compact circuit instead of 18 GB
   // of matrices. Any failure there loads the set the usual way. Needs
   // SetCompactCircuits(true): the GPUs evaluate a/b/c from the compact form.
+  // `compact` gives the set's compact circuit, read beside the key's stream:
+  // it blocks until it is read and returns null if it cannot be (the GPUs
+  // upload it while the key streams; CudaBackend::LoadKeyImage).
+  using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
   using KeyToDevices = std::function<bool(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                                          uint64_t circuit_bytes)>;
+                                          uint64_t circuit_bytes, const CompactSource& compact)>;
   void SetKeyToDevices(KeyToDevices key_to_devices);
 
   // Called with a set just before its memory goes (the last reference to it

@@ -66,6 +66,7 @@
 //
 //   cuda::CudaBackend gpu;
 //   groth16::Proof p = groth16::ProveWithRandomness(gpu, pk, circuit, std::move(z), r, s, {.witness_only = true});
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -129,6 +130,9 @@ struct CudaBackendStats {
   double image_bases_ms = 0;            // LoadKeyImage: bases from a key image (wall clock, buffers included)
   double image_buffers_ms = 0;          // LoadKeyImage: making its page-locked and device buffers
   uint64_t image_bases_bytes = 0;       // LoadKeyImage: image bytes streamed
+  double image_circuit_ms =
+      0;  // LoadKeyImage: the compact circuit's upload beside the stream (its thread's wall clock)
+  uint64_t image_circuit_bytes = 0;  // LoadKeyImage: compact circuit bytes uploaded beside the stream
 };
 
 class CudaBackend final : public groth16::Backend {
@@ -162,8 +166,16 @@ class CudaBackend final : public groth16::Backend {
   // compact circuit (the caller loads the key into host memory instead), or
   // when B_g2 does not run on the GPU. util::CacheError for a damaged image.
   // Takes the device lock for as long as it loads.
+  // `compact` (may be empty): the set's compact circuit, blocking until it is
+  // read (null when it cannot be). Called on a thread of its own once the
+  // key is known to fit, its circuit is uploaded beside the key's stream and
+  // kept for the next Prepare of this key with that same compact form (which
+  // then uploads nothing: 32 GiB, 3.6 GB, 0.5-0.9 s off a first proof); any
+  // other Prepare, a failed load or ForgetKey drops it. An upload that fails
+  // is left to Prepare.
+  using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
   bool LoadKeyImage(const groth16::ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
-                    unsigned threads);
+                    unsigned threads, const CompactSource& compact = {});
 
   // Makes LoadKeyImage's buffers for `threads` reading threads now, on a
   // thread of its own (16 threads: 1.5 GB page-locked and 1.5 GB of device

@@ -105,6 +105,24 @@ ProverInput PrepareCompactWitnessInput(const ProvingKey& pk, const r1cs::Compile
   return in;
 }
 
+ProverInput BindCompactWitness(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
+                               r1cs::CompactWitness compact_z) {
+  CheckKeyMatchesCircuit(pk, circuit);
+  if (num_inputs != circuit.num_inputs || compact_z.num_variables != circuit.num_variables()) {
+    throw std::invalid_argument("witness has " + N(num_inputs) + " inputs and " + N(compact_z.num_variables) +
+                                " variables, the circuit " + N(circuit.num_inputs) + " and " +
+                                N(circuit.num_variables()));
+  }
+  r1cs::CheckCompactWitness(compact_z);
+  if (compact_z.num_variables == 0 || r1cs::ClassOf(compact_z, 0) != r1cs::WitnessClass::kOne)
+    throw std::invalid_argument("witness: variable 0 (ONE) must be 1");
+  ProverInput in;
+  in.circuit = &circuit;
+  in.assignment.num_inputs = num_inputs;
+  in.compact_z = std::move(compact_z);
+  return in;
+}
+
 uint64_t WitnessVariables(const ProverInput& input) {
   if (input.assignment.values.empty() && input.compact_z) return input.compact_z->num_variables;
   return input.assignment.values.size();

@@ -99,6 +99,14 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
 ProverInput PrepareCompactWitnessInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
                                        std::span<const ff::Fr> z, unsigned threads = 0);
 
+// The same input from a witness compacted earlier (r1cs::CompactWitnessOf
+// needs neither the key nor the circuit, so the daemon's SnapDeals synthesis
+// compacts while the set still loads): the same checks, made on the compact
+// form (inputs and variables the circuit's, variable 0 of class one;
+// r1cs::CheckCompactWitness), std::invalid_argument naming what differs.
+ProverInput BindCompactWitness(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
+                               r1cs::CompactWitness compact_z);
+
 // The witness's variable count, whether z is held whole or only compact.
 uint64_t WitnessVariables(const ProverInput& input);
 

@@ -191,11 +191,16 @@ TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
 struct FakeDevices {
   enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
   std::map<groth16::KeySection, test::EmulatedSection> sections;
+  std::shared_ptr<const r1cs::CompactCircuit> compact;  // what the hook's CompactSource gave
   int calls = 0;
 
-  bool operator()(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes) {
+  bool operator()(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
+                  const SrsRegistry::CompactSource& source) {
     ++calls;
     EXPECT_GT(circuit_bytes, 0u) << "the compact image's size, for the device budget";
+    EXPECT_TRUE(bool(source));
+    if (source) compact = source();  // blocks until the circuit's images are read, as a GPU's upload does
+    EXPECT_NE(compact, nullptr);
     EXPECT_EQ(shell.h.size(), image.Count(groth16::KeySection::kH));
     if (mode == Mode::kRefuse) return false;
     if (mode == Mode::kThrow) throw std::runtime_error("a device failed");
@@ -224,8 +229,9 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   auto load = [&](FakeDevices& devices) {
     SrsRegistry srs(ParamDir(), 0, cache);
     srs.SetCompactCircuits(true);
-    srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                            uint64_t circuit_bytes) { return devices(shell, image, circuit_bytes); });
+    srs.SetKeyToDevices(
+        [&](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
+            const SrsRegistry::CompactSource& compact) { return devices(shell, image, circuit_bytes, compact); });
     SrsRegistry::Lease lease = srs.Acquire("snap-2k");
     // Charged, before it loads, what a load straight to the devices holds: the compact image's size.
     EXPECT_EQ(lease.ChargeBytes(), fs::file_size(fs::path(cache) / "snap-2k.compact-image"));
@@ -263,6 +269,7 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   EXPECT_EQ(p.circuit.num_constraints(), usual.params->circuit.num_constraints());
   EXPECT_EQ(p.circuit.a.nonzeros(), usual.params->circuit.a.nonzeros());
   ASSERT_NE(p.compact, nullptr);
+  EXPECT_EQ(held.compact, p.compact) << "the devices were given the set's own compact form, to upload beside the key";
   EXPECT_EQ(p.compact->a.columns, usual.params->compact->a.columns);
   EXPECT_EQ(p.resident_bytes, usual.params->resident_bytes);
   EXPECT_EQ(p.HeldBytes(), p.compact->Bytes() + p.pk.vk.ic.size() * sizeof(ec::G1Affine));

@@ -190,6 +190,48 @@ TEST(WitnessOnlyTest, CompactOnlyInputChecksTheWitnessShape) {
                std::invalid_argument);
 }
 
+// BindCompactWitness (the daemon compacts SnapDeals witnesses before the set
+// is loaded): the input PrepareCompactWitnessInput makes, the same proof, and
+// the same refusals, checked on the compact form.
+TEST(WitnessOnlyTest, CompactWitnessBoundLaterGivesTheSameInputAndChecks) {
+  auto rng = test::SeededRng();
+  const test::RandomCircuit rc = test::MakeRandomCircuit({.constraints = 90, .free_aux = 25}, rng);
+  const ProvingKey pk = GenerateParameters(rc.circuit);
+  CpuBackend cpu({.threads = 2});
+  const Fr r = Fr::Random(rng), s = Fr::Random(rng);
+  const Proof want = ProveWithRandomness(cpu, pk, rc.circuit, rc.z, r, s);
+
+  std::vector<ProverInput> in;
+  in.push_back(BindCompactWitness(pk, rc.circuit, rc.z.num_inputs, r1cs::CompactWitnessOf(rc.z.values, 2)));
+  const ProverInput direct = PrepareCompactWitnessInput(pk, rc.circuit, rc.z.num_inputs, rc.z.values, 2);
+  ASSERT_TRUE(in[0].WitnessOnly());
+  EXPECT_EQ(in[0].circuit, direct.circuit);
+  EXPECT_EQ(in[0].assignment.num_inputs, direct.assignment.num_inputs);
+  EXPECT_TRUE(in[0].assignment.values.empty());
+  EXPECT_EQ(r1cs::ExpandWitness(*in[0].compact_z), r1cs::ExpandWitness(*direct.compact_z));
+  std::vector<PendingProof> pending = cpu.ProveStart(pk, in);
+  EXPECT_EQ(EncodeProof(cpu.ProveFinish(pk, std::move(pending.at(0)), r, s)), EncodeProof(want));
+
+  const auto bind = [&](const r1cs::CompiledCircuit& c, uint64_t inputs, std::span<const Fr> z) {
+    return BindCompactWitness(pk, c, inputs, r1cs::CompactWitnessOf(z, 2));
+  };
+  const std::vector<Fr>& z = rc.z.values;
+  EXPECT_THROW(bind(rc.circuit, rc.z.num_inputs + 1, z), std::invalid_argument);
+  EXPECT_THROW(bind(rc.circuit, rc.z.num_inputs, std::span<const Fr>(z).first(z.size() - 1)), std::invalid_argument);
+  std::vector<Fr> two = z;
+  two[0] = Fr::FromUint64(2);
+  EXPECT_THROW(bind(rc.circuit, rc.z.num_inputs, two), std::invalid_argument);
+  std::vector<Fr> zero = z;
+  zero[0] = Fr{};
+  EXPECT_THROW(bind(rc.circuit, rc.z.num_inputs, zero), std::invalid_argument);
+  const test::RandomCircuit other = test::MakeRandomCircuit({.constraints = 40, .free_aux = 11}, rng);
+  EXPECT_THROW(bind(other.circuit, other.z.num_inputs, other.z.values), std::invalid_argument);
+  r1cs::CompactWitness damaged = r1cs::CompactWitnessOf(z, 2);
+  ASSERT_FALSE(damaged.others.empty());
+  damaged.others.clear();  // classes that name values it no longer has
+  EXPECT_THROW(BindCompactWitness(pk, rc.circuit, rc.z.num_inputs, std::move(damaged)), std::invalid_argument);
+}
+
 // CheckProverInput (what every backend's ProveStart runs first) takes a
 // compact-only input's count from its compact witness, and refuses one whose
 // count differs from the key's, one without a circuit, and a compact witness

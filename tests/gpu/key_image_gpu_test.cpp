@@ -3,10 +3,13 @@
 // with the image's shell (no host points) equals the CPU backend's with the
 // whole key for the same r, s, on keys whose sections span one chunk or
 // several (records cut by the chunk edges), also when the load starts while
-// the upload buffers are still being made; a device without room refuses
-// and keeps nothing; a damaged image is an error and keeps nothing.
+// the upload buffers are still being made, and with the compact circuit
+// uploaded beside the key's stream (taken by Prepare, or dropped by a
+// Prepare given another copy); a device without room refuses and keeps
+// nothing; a damaged image is an error and keeps nothing.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 
@@ -48,19 +51,38 @@ Keyed MakeKeyed(unsigned log_size) {
   return k;
 }
 
+// Where the compact circuit goes up: in Prepare, beside the key's stream
+// (LoadKeyImage's CompactSource, then taken by Prepare), or beside the
+// stream but Prepare given another copy of it (the staged one dropped).
+enum class CircuitUpload { kInPrepare, kBesideTheStream, kStagedThenReplaced };
+
 // Loads k's key image into `gpu` with `threads` reading threads (as the
 // daemon does: the image's shell, bound to the circuit, then the compact
 // circuit prepared), proves a random witness there and on the CPU for the
 // same r, s, expects the same bytes and a verified proof, and forgets the key.
 void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, const KeyImageStream& image, unsigned threads,
-                               std::mt19937_64& rng, const std::string& what) {
+                               std::mt19937_64& rng, const std::string& what,
+                               CircuitUpload upload = CircuitUpload::kInPrepare) {
   ProvingKey shell = image.Shell();
   BindCircuit(shell, k.circuit);
-  const r1cs::CompactCircuit cc = r1cs::Compact(k.circuit);
-  ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc.Bytes(), threads)) << what;
+  const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
+  CudaBackend::CompactSource source;
+  if (upload != CircuitUpload::kInPrepare) source = [cc] { return cc; };
+  const CudaBackendStats before = gpu.Stats();
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, image, cc->Bytes(), threads, source)) << what;
   EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr)) << what;
-  gpu.Prepare(shell, &k.circuit, &cc);
+  const CudaBackendStats loaded = gpu.Stats();
+  const uint64_t staged = upload == CircuitUpload::kInPrepare ? 0 : cc->Bytes();
+  EXPECT_EQ(loaded.image_circuit_bytes - before.image_circuit_bytes, staged) << what;
+  EXPECT_EQ(loaded.resident_circuit_bytes, staged) << what << ": the staged circuit is counted";
+  if (upload == CircuitUpload::kStagedThenReplaced) {
+    const r1cs::CompactCircuit copy = r1cs::Compact(k.circuit);  // equal, at another address
+    gpu.Prepare(shell, &k.circuit, &copy);
+  } else {
+    gpu.Prepare(shell, &k.circuit, cc.get());
+  }
   EXPECT_TRUE(gpu.HoldsOnDevice(shell, &k.circuit)) << what;
+  EXPECT_EQ(gpu.Stats().resident_circuit_bytes, cc->Bytes()) << what << ": one circuit on the device, not two";
   const r1cs::Assignment z = synthetic::Witness(k.params, rng());
   const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
   CpuBackend cpu;
@@ -69,9 +91,11 @@ void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, const KeyImageS
   EXPECT_EQ(EncodeProof(got), EncodeProof(want)) << what;
   EXPECT_TRUE(Verify(PrepareVerifyingKey(shell.vk), got, z.PublicInputs())) << what;
   const CudaBackendStats st = gpu.Stats();
-  std::printf("  %s: key image to the device %.1f ms in all (buffers %.1f ms), %llu bytes\n", what.c_str(),
-              st.image_bases_ms, st.image_buffers_ms, (unsigned long long)st.image_bases_bytes);
+  std::printf("  %s: key image to the device %.1f ms in all (buffers %.1f ms), %llu bytes; circuit beside it %.1f ms\n",
+              what.c_str(), st.image_bases_ms, st.image_buffers_ms, (unsigned long long)st.image_bases_bytes,
+              st.image_circuit_ms);
   gpu.ForgetKey(shell);
+  EXPECT_EQ(gpu.Stats().resident_circuit_bytes, 0u) << what;
 }
 
 TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
@@ -84,7 +108,13 @@ TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
     const Keyed k = MakeKeyed(log_size);
     const std::string path = dir.File("k" + std::to_string(log_size) + ".key-image");
     WriteKeyImage(k.pk, path, kSource);
-    ExpectImageProofEqualsCpu(gpu, k, KeyImageStream(path, kSource), 4, rng, "2^" + std::to_string(log_size));
+    const KeyImageStream image(path, kSource);
+    const std::string n = "2^" + std::to_string(log_size);
+    ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, n);
+    ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, n + ", circuit beside the stream",
+                              CircuitUpload::kBesideTheStream);
+    ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, n + ", staged circuit replaced",
+                              CircuitUpload::kStagedThenReplaced);
   }
 }
 
@@ -117,9 +147,15 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
     CudaBackend small({.resident_bases_bytes = 0});
     const KeyImageStream image(path, kSource);
     const ProvingKey shell = image.Shell();
-    EXPECT_FALSE(small.LoadKeyImage(shell, image, 0, 2));
+    bool asked = false;
+    EXPECT_FALSE(small.LoadKeyImage(shell, image, 0, 2, [&] {
+      asked = true;
+      return std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
+    }));
+    EXPECT_FALSE(asked) << "a key that does not fit uploads no circuit";
     EXPECT_FALSE(small.HoldsOnDevice(shell, nullptr));
     EXPECT_EQ(small.Stats().resident_base_bytes, 0u);
+    EXPECT_EQ(small.Stats().resident_circuit_bytes, 0u);
   }
   // One byte of H flipped: the digest refuses it after the upload, which is dropped.
   std::vector<uint8_t> bytes = test::ReadAll(path);
@@ -129,9 +165,11 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
   CudaBackend gpu;
   const KeyImageStream image(path, kSource);
   const ProvingKey shell = image.Shell();
-  EXPECT_THROW(gpu.LoadKeyImage(shell, image, 0, 2), util::CacheError);
+  const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
+  EXPECT_THROW(gpu.LoadKeyImage(shell, image, 0, 2, [cc] { return cc; }), util::CacheError);
   EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+  EXPECT_EQ(gpu.Stats().resident_circuit_bytes, 0u) << "the circuit uploaded beside it went with the key";
 }
 
 }  // namespace

@@ -31,7 +31,11 @@
 # loads it on a thread of its own from the daemon's start, beside the
 # client's connection and request), CUZK_PAIRS=N (default 0: after run 2, N
 # pairs of daemons on the same warm page cache, one without srs.preload (the
-# job loads the set) then one with it: the comparison, alternated).
+# job loads the set) then one with it: the comparison, alternated),
+# CUZK_BASE_DAEMON=PATH (with CUZK_PAIRS: each pair is instead this other
+# build's cuzk-daemon executable (a libexec/cuzk-daemon of another commit,
+# run with the bundle's lib/) then the bundle's, both with srs.preload: the
+# same machine and files for a before/after comparison).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -67,8 +71,8 @@ case $size in
   32GiB) circuit_id=snap-32g ;; 64GiB) circuit_id=snap-64g ;; *) circuit_id=unknown ;;
 esac
 
-run_daemon() {  # run_daemon TAG [PRELOAD=0|1]: start, first proof, idle RSS, stop
-  local tag=$1 preload=${2:-0} t0 dpid ready grpc preload_line=""
+run_daemon() {  # run_daemon TAG [PRELOAD=0|1] [DAEMON]: start, first proof, idle RSS, stop
+  local tag=$1 preload=${2:-0} daemon=${3:-$bundle/bin/cuzk-daemon} t0 dpid ready grpc preload_line=""
   ((preload)) && preload_line="preload = [\"$circuit_id\"]"
   cat >"$w/cuzk-$tag.toml" <<EOF
 [daemon]
@@ -90,7 +94,8 @@ level = "info"
 EOF
   : >"$w/daemon-$tag.out"
   t0=$(date +%s.%N)
-  "$bundle/bin/cuzk-daemon" --config "$w/cuzk-$tag.toml" >"$w/daemon-$tag.out" 2>"$OUT/daemon-$tag.log" &
+  LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    "$daemon" --config "$w/cuzk-$tag.toml" >"$w/daemon-$tag.out" 2>"$OUT/daemon-$tag.log" &
   dpid=$!
   for _ in $(seq 600); do
     grep -q '^READY ' "$w/daemon-$tag.out" 2>/dev/null && break
@@ -177,11 +182,17 @@ free -g >>"$OUT/host.txt"
 left=$((590 - ($(date +%s) - t_start)))
 if ((left > 90)); then run_daemon run2 "${CUZK_PRELOAD:-1}"; else row "run2" skip "-" "only ${left}s left"; fi
 for ((pair = 1; pair <= ${CUZK_PAIRS:-0}; pair++)); do
-  for preload in 0 1; do
+  for side in 0 1; do
     left=$((590 - ($(date +%s) - t_start)))
-    tag=pair$pair-$( ((preload)) && echo preload || echo nopreload)
+    if [[ -n ${CUZK_BASE_DAEMON:-} ]]; then
+      tag=pair$pair-$( ((side)) && echo this || echo base)
+      args=(1 "$( ((side)) && echo "$bundle/bin/cuzk-daemon" || echo "$CUZK_BASE_DAEMON")")
+    else
+      tag=pair$pair-$( ((side)) && echo preload || echo nopreload)
+      args=("$side")
+    fi
     if ((left > 60)); then
-      CUZK_WARM_SECTORS=0 run_daemon "$tag" "$preload"
+      CUZK_WARM_SECTORS=0 run_daemon "$tag" "${args[@]}"
     else
       row "$tag" skip "-" "only ${left}s left"
     fi
