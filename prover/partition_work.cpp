@@ -17,11 +17,13 @@
 #include "engine/groth16/proof_encoding.hpp"
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/util/thread_priority.hpp"
 
 namespace cuzk::prover {
 namespace {
 
-constexpr uint64_t kFr = 32;  // bytes per field element
+constexpr uint64_t kFr = 32;      // bytes per field element
+constexpr int kBesideALoad = 10;  // nice levels below the load's threads (util::RunAtLowPriority)
 constexpr uint64_t kFixedBytes = 64 << 10;
 
 uint64_t NextPow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
@@ -267,10 +269,13 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   SynthesisTimes t;
   // SnapDeals witness-only: the witness computed and compacted first, beside
   // the set's load (it needs only the shape), then the wait for the set.
+  // While the set loads, at a lower CPU priority: the load's key stream is
+  // the first proof's critical path, these witnesses are not.
   std::optional<r1cs::CompactWitness> early;
   bool z_released = false;
   if (form_ == SynthesisForm::kWitness && job_->kind == JobKind::kSnapDeals) {
-    early = ComputeSnapCompactWitness(*job_, ctx.partition, engine_threads_, t);
+    const auto compute = [&] { return ComputeSnapCompactWitness(*job_, ctx.partition, engine_threads_, t); };
+    early = job_->params.IsLoaded() ? compute() : util::RunAtLowPriority(kBesideALoad, compute);
     // The z buffer is back in the pool: its bytes leave this partition's
     // reservation before the wait (see WitnessOnlyBytes).
     if (ctx.reservation) ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);

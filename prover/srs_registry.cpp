@@ -595,6 +595,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) con
   }
   return registry_->Load(*entry_, load_ms);
 }
+bool SrsRegistry::Lease::IsLoaded() const { return entry_ && entry_->Loaded() != nullptr; }
 const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }
 CircuitDims SrsRegistry::Lease::Dims() const {
   {

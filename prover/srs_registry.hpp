@@ -156,6 +156,8 @@ class SrsRegistry {
     // Loads the set if it is not in memory (concurrent callers wait for one
     // load). *load_ms: time this call spent loading or waiting for a load.
     std::shared_ptr<const LoadedParams> Get(double* load_ms) const;
+    // Whether the set is in memory now (Get would not load or wait).
+    bool IsLoaded() const;
     const std::string& circuit_id() const;
     // The set's circuit size: from the loaded circuit, else counted once per
     // set (SnapDeals, without loading) or read (generic: loads the set).

@@ -27,6 +27,7 @@
 #include "engine/msm/msm.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/r1cs/compact_witness.hpp"
+#include "engine/util/thread_priority.hpp"
 
 namespace cuzk::cuda {
 
@@ -208,6 +209,9 @@ class CircuitStager {
   CircuitStager(int device, const CudaBackend::CompactSource& source) {
     if (!source) return;
     thread_ = std::thread([this, device, &source] {
+      // Below the stream's reading threads: the key stream is the load's
+      // critical path, this upload has seconds to spare beside it.
+      util::LowerThisThreadPriority(10);
       try {
         ScopedDevice on(device);
         std::shared_ptr<const r1cs::CompactCircuit> cc = source();

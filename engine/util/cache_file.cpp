@@ -236,8 +236,13 @@ void CacheReader::StreamSection(std::string_view name, unsigned threads, const C
                                 const Consume& consume) const {
   const CacheSection& s = Section(name);
   std::vector<uint64_t> chunk_digests(ChunkCount(s.bytes));
-  ParallelForChunks(chunk_digests.size(), threads, [&](size_t begin, size_t end, size_t worker) {
-    for (size_t c = begin; c < end; ++c) {
+  // Each worker takes the next chunk no one has taken: a worker slowed by
+  // other work on the host (a load runs beside a job's first witnesses) holds
+  // up one chunk, not a fixed run of them at the section's end.
+  std::atomic<size_t> next{0};
+  const size_t workers = std::min<size_t>(ResolveThreads(threads), chunk_digests.size());
+  ParallelForChunks(workers, unsigned(workers), [&](size_t, size_t, size_t worker) {
+    for (size_t c = next.fetch_add(1); c < chunk_digests.size(); c = next.fetch_add(1)) {
       const uint64_t off = c * kCacheChunkBytes, n = std::min(s.bytes - off, kCacheChunkBytes);
       std::span<uint8_t> chunk = buffer(unsigned(worker), off, size_t(n));
       if (chunk.size() != n) throw std::logic_error("CacheReader::StreamSection: a buffer of the wrong size");

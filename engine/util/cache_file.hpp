@@ -107,7 +107,8 @@ class CacheReader {
   // The same read with the destination chosen per chunk, for bytes that go
   // on somewhere else (a GPU's memory, through page-locked buffers):
   // buffer(worker, offset, bytes) returns where worker `worker` (0 ..
-  // threads - 1; each reads its own run of chunks in order) reads the chunk
+  // threads - 1; each takes the next chunk not yet taken, so its chunks come
+  // in increasing order) reads the chunk
   // at `offset` (`bytes` long, at most kCacheChunkBytes); the chunk is
   // hashed there, then consume(worker, offset, chunk) runs before that worker
   // asks for its next buffer. The section's digest is checked after every
