@@ -6,23 +6,29 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
+#include "engine/util/cache_file.hpp"
 
 namespace cuzk::cuda {
 namespace {
 
 // Record r's first out_words words of in_words: the flag word and padding
 // dropped. One thread per output word (coalesced writes; the reads skip one
-// word in 13 (G1) or 25 (G2)).
+// word in 13 (G1) or 25 (G2)). The flag byte (the low byte of word
+// out_words: right after x and y) must be zero: the smallest index
+// (first + r) of a record whose flag is set goes to *bad. The host does not
+// read the bytes for that (KeyImageStream::FlagCheck::kByCaller).
 __global__ void RepackRecords(const uint64_t* __restrict__ in, uint64_t* __restrict__ out, size_t records,
-                              unsigned in_words, unsigned out_words) {
+                              unsigned in_words, unsigned out_words, uint64_t first, unsigned long long* bad) {
   const size_t total = records * out_words;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += size_t(gridDim.x) * blockDim.x) {
     const size_t r = i / out_words, w = i - r * out_words;
     out[i] = in[r * in_words + w];
+    if (w == 0 && (in[r * in_words + out_words] & 0xff) != 0) atomicMin(bad, (unsigned long long)(first + r));
   }
 }
 
@@ -42,7 +48,8 @@ struct KeyImageUploader::Impl {
     std::once_flag made;  // the slots' buffers (MakeSlots)
   };
   std::vector<std::unique_ptr<Worker>> workers;
-  int device = 0;  // the device the buffers and streams belong to
+  int device = 0;                           // the device the buffers and streams belong to
+  DeviceBuffer<unsigned long long> bad{1};  // RepackRecords' first record with its flag set, ~0 if none
 
   // The worker's two pairs of buffers, once, on whichever thread asks first
   // (a throw leaves them to be made by the next call).
@@ -89,7 +96,12 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   if (device_record_bytes % 8 != 0 || device_record_bytes >= in_bytes || in_bytes % 8 != 0) {
     throw std::invalid_argument("KeyImageUploader: device records must be a multiple of 8 below the image's");
   }
+  if (groth16::KeyImageStream::FlagOffset(section) != device_record_bytes) {
+    throw std::invalid_argument("KeyImageUploader: device records must end where the image's flag byte lies");
+  }
   const unsigned in_words = unsigned(in_bytes / 8), out_words = unsigned(device_record_bytes / 8);
+  constexpr unsigned long long kNone = ~0ull;
+  CUZK_CUDA_CHECK(cudaMemcpy(impl_->bad.data(), &kNone, sizeof kNone, cudaMemcpyHostToDevice));
   auto* out = static_cast<uint64_t*>(dest);
   auto& workers = impl_->workers;
   for (auto& w : workers) w->current = 1, w->slots[0].used = w->slots[1].used = false;
@@ -115,20 +127,27 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
     const unsigned threads = 256;
     const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
     RepackRecords<<<unsigned(blocks), threads, 0, w.stream.get()>>>(
-        reinterpret_cast<const uint64_t*>(slot.device.data()), out + first * out_words, n, in_words, out_words);
+        reinterpret_cast<const uint64_t*>(slot.device.data()), out + first * out_words, n, in_words, out_words, first,
+        impl_->bad.data());
     CUZK_CUDA_CHECK(cudaGetLastError());
     slot.done.Record(w.stream.get());
     slot.used = true;
   };
   std::exception_ptr failed;
   try {
-    image.Stream(section, unsigned(workers.size()), buffer, records);
+    image.Stream(section, unsigned(workers.size()), buffer, records, groth16::KeyImageStream::FlagCheck::kByCaller);
   } catch (...) {
     failed = std::current_exception();
   }
   // Every copy done before the buffers are reused or freed, failed or not.
   for (auto& w : workers) w->stream.Synchronize();
   if (failed) std::rethrow_exception(failed);
+  unsigned long long bad = kNone;
+  CUZK_CUDA_CHECK(cudaMemcpy(&bad, impl_->bad.data(), sizeof bad, cudaMemcpyDeviceToHost));
+  if (bad != kNone) {
+    throw util::CacheError(image.path() + ": section " + groth16::KeyImageStream::Name(section) + " point " +
+                           std::to_string(bad) + " is not a finite point");
+  }
 }
 
 }  // namespace cuzk::cuda

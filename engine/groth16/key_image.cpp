@@ -261,6 +261,10 @@ size_t KeyImageStream::RecordBytes(KeySection s) {
   return s == KeySection::kBG2 ? sizeof(ec::G2Affine) : sizeof(ec::G1Affine);
 }
 size_t KeyImageStream::BufferBytes() { return size_t(util::kCacheChunkBytes); }
+const char* KeyImageStream::Name(KeySection s) { return SectionName(s); }
+size_t KeyImageStream::FlagOffset(KeySection s) {
+  return s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
+}
 
 KeyImageStream::KeyImageStream(const std::string& path, uint64_t source)
     : impl_(std::make_unique<Impl>(path, source)) {}
@@ -285,7 +289,8 @@ ProvingKey KeyImageStream::Shell() const {
   return pk;
 }
 
-void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records) const {
+void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records,
+                            FlagCheck flags) const {
   const uint64_t r = RecordBytes(section);
   const util::CacheReader& reader = impl_->reader;
   const std::string name = SectionName(section);
@@ -315,7 +320,7 @@ void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& 
         }
         if (last <= first) return;
         const std::span<const uint8_t> whole = chunk.subspan(size_t(first * r - offset), size_t((last - first) * r));
-        CheckFlags(reader.path(), section, first * r, whole);
+        if (flags == FlagCheck::kHere) CheckFlags(reader.path(), section, first * r, whole);
         records(worker, first, whole);
       });
   // Every chunk's digest matched: the cut records are whole and checked.
@@ -324,7 +329,7 @@ void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& 
     if (at % r == 0) continue;
     const uint64_t index = at / r;
     const std::span<const uint8_t> rec(cut.data() + edge * r, size_t(r));
-    CheckFlags(reader.path(), section, index * r, rec);
+    if (flags == FlagCheck::kHere) CheckFlags(reader.path(), section, index * r, rec);
     std::span<uint8_t> b = buffer(0);
     std::memcpy(b.data(), rec.data(), rec.size());
     records(0, index, b.first(size_t(r)));

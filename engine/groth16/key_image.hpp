@@ -85,6 +85,10 @@ class KeyImageStream {
   static size_t RecordBytes(KeySection s);
   // What Stream's buffer must hold: one chunk of the image (48 MiB).
   static size_t BufferBytes();
+  // Where a record's flag byte lies (G1 96, G2 192: right after x and y).
+  static size_t FlagOffset(KeySection s);
+  // The section's name in the image and in its errors ("h", "b_g2", ...).
+  static const char* Name(KeySection s);
 
   // util::CacheError when the image is missing, stale (`source`) or its
   // header, counts or verifying key are damaged.
@@ -101,8 +105,10 @@ class KeyImageStream {
 
   // buffer(worker): a buffer of at least BufferBytes() that `worker` (0 ..
   // threads - 1) may overwrite now. records(worker, first, bytes): `bytes`
-  // holds whole records (RecordBytes each; every flag byte checked zero)
-  // for points first, first + 1, ..., lying in the buffer that `worker` got
+  // holds whole records (RecordBytes each; every flag byte checked zero,
+  // unless `flags` is kByCaller: then the caller must refuse a record whose
+  // flag byte is not zero, as cuda::KeyImageUploader does on the GPU, which
+  // spares the host a pass over the bytes) for points first, first + 1, ..., lying in the buffer that `worker` got
   // last; it must be done with them (or have copied them) before it returns
   // or before that worker's next buffer() call returns. A record that
   // straddles two chunks is assembled and handed over at the end, in a
@@ -110,7 +116,9 @@ class KeyImageStream {
   // records were handed over: the caller discards them.
   using Buffer = std::function<std::span<uint8_t>(unsigned worker)>;
   using Records = std::function<void(unsigned worker, uint64_t first, std::span<const uint8_t> records)>;
-  void Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records) const;
+  enum class FlagCheck { kHere, kByCaller };
+  void Stream(KeySection section, unsigned threads, const Buffer& buffer, const Records& records,
+              FlagCheck flags = FlagCheck::kHere) const;
 
   uint64_t Count(KeySection section) const;
   const std::string& path() const;

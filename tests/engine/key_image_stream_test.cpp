@@ -5,7 +5,9 @@
 // (sections of 104- and 200-byte records larger than a chunk); the shell
 // has the key's sizes, verifying key and end points; a damaged section, a
 // stale image and a worker's buffer that is too small are errors, never a
-// different key. The device is emulated (tests/support/emulated_device.hpp).
+// different key; a record whose flag byte is set (every digest intact) is
+// refused, unless the caller checks flags itself (FlagCheck::kByCaller, as
+// the GPU does). The device is emulated (tests/support/emulated_device.hpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +18,7 @@
 #include "engine/groth16/key_image.hpp"
 #include "engine/util/cache_file.hpp"
 #include "tests/support/emulated_device.hpp"
+#include "tests/support/key_image_flag.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -131,6 +134,48 @@ TEST(KeyImageStream, DamageStalenessAndSmallBuffersAreErrors) {
   test::WriteAll(path, bytes);
   const KeyImageStream image(path, kSource);
   EXPECT_THROW(test::StreamToEmulatedDevice(image, KeySection::kH, 2), util::CacheError);
+  EXPECT_NO_THROW(test::StreamToEmulatedDevice(image, KeySection::kBG2, 2)) << "the other sections are intact";
+}
+
+// A point whose flag byte is set, in an image whose digests all match: the
+// stream refuses it naming the point, the host read too; with kByCaller the
+// records go to the caller unchecked, flag byte and all (the GPU's check).
+TEST(KeyImageStream, AFlagSetIsRefusedUnlessTheCallerChecksFlags) {
+  std::mt19937_64 rng = test::SeededRng();
+  const groth16::ProvingKey pk = BigKey(rng, 1.2, 0.1);
+  TempDir dir("cuzk-key-stream-");
+  const std::string path = dir.File("k.key-image");
+  groth16::WriteKeyImage(pk, path, kSource);
+  const uint64_t bad = pk.h.size() - 3 - rng() % 1000;  // in the second chunk
+  test::SetFlagInKeyImage(path, kSource, KeySection::kH, bad);
+  const std::string names = "section h point " + std::to_string(bad) + " ";
+  try {
+    groth16::ReadKeyImage(path, kSource, 2);
+    ADD_FAILURE() << "the host read took a point with its flag set";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+  }
+  const KeyImageStream image(path, kSource);
+  try {
+    test::StreamToEmulatedDevice(image, KeySection::kH, 2);
+    ADD_FAILURE() << "a point with its flag set was streamed";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+  }
+  std::vector<uint8_t> buffer(KeyImageStream::BufferBytes());
+  const uint64_t r = KeyImageStream::RecordBytes(KeySection::kH);
+  uint64_t seen = 0, flagged = 0;
+  EXPECT_NO_THROW(image.Stream(
+      KeySection::kH, 1, [&](unsigned) { return std::span<uint8_t>(buffer); },
+      [&](unsigned, uint64_t first, std::span<const uint8_t> records) {
+        for (uint64_t i = 0; i < records.size() / r; ++i) {
+          ++seen;
+          if (records[size_t(i * r + KeyImageStream::FlagOffset(KeySection::kH))] != 0) flagged = first + i;
+        }
+      },
+      KeyImageStream::FlagCheck::kByCaller));
+  EXPECT_EQ(seen, pk.h.size());
+  EXPECT_EQ(flagged, bad);
   EXPECT_NO_THROW(test::StreamToEmulatedDevice(image, KeySection::kBG2, 2)) << "the other sections are intact";
 }
 

@@ -6,7 +6,8 @@
 // the upload buffers are still being made, and with the compact circuit
 // uploaded beside the key's stream (taken by Prepare, or dropped by a
 // Prepare given another copy); a device without room refuses and keeps
-// nothing; a damaged image is an error and keeps nothing.
+// nothing; a damaged image (a digest, or a point's flag byte, which only the
+// device checks) is an error and keeps nothing.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -25,6 +26,7 @@
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/util/cache_file.hpp"
 #include "tests/gpu/gpu_skip.hpp"
+#include "tests/support/key_image_flag.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
@@ -170,6 +172,25 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
   EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
   EXPECT_EQ(gpu.Stats().resident_circuit_bytes, 0u) << "the circuit uploaded beside it went with the key";
+  // A point's flag byte set, every digest intact: the device's check (the
+  // host does not look at the flags here) refuses it, naming the point.
+  for (const auto& [section, index] : {std::pair{KeySection::kH, uint64_t(k.pk.h.size() / 2)},
+                                       std::pair{KeySection::kBG2, uint64_t(k.pk.b_g2.size() - 1)}}) {
+    WriteKeyImage(k.pk, path, kSource);
+    test::SetFlagInKeyImage(path, kSource, section, index);
+    const KeyImageStream flagged(path, kSource);
+    const ProvingKey flagged_shell = flagged.Shell();
+    try {
+      gpu.LoadKeyImage(flagged_shell, flagged, 0, 2);
+      ADD_FAILURE() << "a point with its flag set reached the device";
+    } catch (const util::CacheError& e) {
+      const std::string want =
+          std::string("section ") + KeyImageStream::Name(section) + " point " + std::to_string(index) + " ";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(gpu.HoldsOnDevice(flagged_shell, nullptr));
+    EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+  }
 }
 
 }  // namespace
