@@ -236,11 +236,11 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
         spdlog::info(
-            "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},bytes={},gb_per_s={:.2f},threads={},"
-            "circuit_ms={:.0f},circuit_bytes={}",
-            device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms, bytes,
-            ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads, after.image_circuit_ms - before.image_circuit_ms,
-            after.image_circuit_bytes - before.image_circuit_bytes);
+            "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},release_ms={:.0f},bytes={},gb_per_s={:.2f},"
+            "threads={},circuit_ms={:.0f},circuit_bytes={}",
+            device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms,
+            after.image_release_ms - before.image_release_ms, bytes, ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads,
+            after.image_circuit_ms - before.image_circuit_ms, after.image_circuit_bytes - before.image_circuit_bytes);
         return held;
       }));
     }

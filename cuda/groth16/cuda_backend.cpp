@@ -832,8 +832,9 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   std::unique_ptr<ResidentKey> key;
   double buffers_ms = 0;
   size_t staged_bytes = 0;
+  std::shared_ptr<KeyImageUploader> up;
   try {
-    const std::shared_ptr<KeyImageUploader> up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
+    up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
     // Every buffer made before the stream starts (what the warming thread
     // has not made yet, here, beside it): page-locking blocks the other
     // threads' CUDA calls, so reading threads that made their own buffers
@@ -859,10 +860,15 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     cudaGetLastError();  // out of memory is not sticky: the caller loads the key into host memory instead
     return false;
   }
+  // Its buffers freed (timed: on the load's critical path, the device lock held).
+  const auto t_release = Clock::now();
+  up.reset();
+  const double release_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
   std::lock_guard lock(impl_->mu);
   impl_->gpu->keys.emplace(&pk, std::move(key));
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
   impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
+  impl_->stats.image_release_ms += release_ms;
   impl_->stats.image_buffers_ms += buffers_ms;
   impl_->stats.image_bases_bytes += (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
                                     pk.b_g2.size() * sizeof(ec::G2Affine);

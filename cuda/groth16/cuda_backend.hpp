@@ -130,9 +130,11 @@ struct CudaBackendStats {
   double image_bases_ms = 0;            // LoadKeyImage: bases from a key image (wall clock, buffers included)
   double image_buffers_ms = 0;          // LoadKeyImage: making its page-locked and device buffers
   uint64_t image_bases_bytes = 0;       // LoadKeyImage: image bytes streamed
-  double image_circuit_ms =
-      0;  // LoadKeyImage: the compact circuit's upload beside the stream (its thread's wall clock)
-  uint64_t image_circuit_bytes = 0;  // LoadKeyImage: compact circuit bytes uploaded beside the stream
+  double image_release_ms = 0;          // LoadKeyImage: freeing its buffers after the stream
+  // LoadKeyImage: the compact circuit's upload beside the stream (its
+  // thread's wall clock) and its bytes.
+  double image_circuit_ms = 0;
+  uint64_t image_circuit_bytes = 0;
 };
 
 class CudaBackend final : public groth16::Backend {

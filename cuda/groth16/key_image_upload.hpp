@@ -13,7 +13,8 @@
 //   up.Upload(image, groth16::KeySection::kH, bases.mutable_data(), sizeof(G1Affine));
 //
 // Page-locking the buffers is not free (~1 s for 16 workers' 1.5 GB on the
-// H200 host): Warm() makes them ahead of a load (CudaBackend does at start,
+// H200 host with cudaHostAlloc; they are registered anonymous memory now,
+// cuda/runtime/registered_buffer.hpp, made faster): Warm() makes them ahead of a load (CudaBackend does at start,
 // on a thread of its own, and again before streaming, which finishes what
 // the first has not made); a reading thread whose pair is not made yet makes
 // it itself. Page-locking blocks other threads' CUDA calls, so buffers made
