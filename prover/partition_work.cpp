@@ -22,8 +22,11 @@
 namespace cuzk::prover {
 namespace {
 
-constexpr uint64_t kFr = 32;      // bytes per field element
-constexpr int kBesideALoad = 10;  // nice levels below the load's threads (util::RunAtLowPriority)
+constexpr uint64_t kFr = 32;  // bytes per field element
+// Nice levels below the synthesis thread's own (already PipelineConfig::
+// synthesis_nice, 10, below the rest): while the set loads, its witnesses
+// go to the lowest priority (19), under the load's key stream.
+constexpr int kBesideALoad = 10;
 constexpr uint64_t kFixedBytes = 64 << 10;
 
 uint64_t NextPow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }

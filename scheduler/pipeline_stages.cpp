@@ -2,15 +2,11 @@
 // finalizers. Each takes an item under the lock, runs the work without it,
 // and comes back under the lock only to hand the result on; lines, callbacks
 // and the destruction of stage data are deferred until the lock is released.
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 
+#include "engine/util/thread_priority.hpp"
 #include "scheduler/pipeline_impl.hpp"
 
 namespace cuzk::scheduler {
@@ -21,18 +17,6 @@ double MsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
 }
 
 std::string Ms(double ms) { return std::to_string(int64_t(ms + 0.5)); }
-
-// setpriority on this thread's id: Linux applies nice per thread, and threads
-// created later by this one inherit it. Best effort (an error changes nothing).
-void LowerThisThreadsPriority(int nice_increment) {
-  if (nice_increment <= 0) return;
-#ifdef __linux__
-  const auto tid = id_t(::syscall(SYS_gettid));
-  errno = 0;
-  const int now = ::getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(19, now + nice_increment));
-#endif
-}
 
 std::string PartitionDetail(uint32_t p) { return "partition=" + std::to_string(p); }
 
@@ -81,7 +65,7 @@ void Pipeline::Impl::EndPartitionLocked(ActiveJob& job, uint32_t partition, cons
 }
 
 void Pipeline::Impl::SynthesisLoop() {
-  LowerThisThreadsPriority(config.synthesis_nice);
+  util::LowerThisThreadPriority(config.synthesis_nice);  // threads created later by this one inherit it
   mu.Lock();
   for (;;) {
     while (!stopping && synth_ready.empty()) synth_cv.Wait(&mu);

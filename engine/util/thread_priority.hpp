@@ -10,6 +10,14 @@
 // Linux nice values are per thread and inherited by the threads a thread
 // starts (util::ParallelFor's workers), and an unprivileged thread cannot
 // take a lowered priority back: so the work runs on a thread of its own.
+// Header-only: the scheduler (which links no engine library) lowers its
+// synthesis threads with it too (PipelineConfig::synthesis_nice).
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <exception>
 #include <optional>
 #include <thread>
@@ -18,12 +26,21 @@
 
 namespace cuzk::util {
 
+// The calling thread's nice value (PRIO_PROCESS with a thread id addresses
+// that one thread on Linux).
+inline int ThisThreadNice() {
+  errno = 0;
+  const int nice = ::getpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)));
+  return errno == 0 ? nice : 0;
+}
+
 // Lowers the calling thread's CPU priority by `steps` nice levels (to at most
 // 19). Best effort: false when the OS refused (nothing changed). Not undone.
-bool LowerThisThreadPriority(int steps);
-
-// The calling thread's nice value (the test's and the logs' view of it).
-int ThisThreadNice();
+inline bool LowerThisThreadPriority(int steps) {
+  if (steps <= 0) return true;
+  const int target = std::min(ThisThreadNice() + steps, 19);
+  return ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), target) == 0;
+}
 
 // f() on a new thread whose priority is `steps` nice levels lower, waited
 // for: its result returned, its exception rethrown here.
