@@ -11,7 +11,6 @@
 
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
-#include "cuda/runtime/registered_buffer.hpp"
 #include "engine/util/cache_file.hpp"
 
 namespace cuzk::cuda {
@@ -37,7 +36,7 @@ __global__ void RepackRecords(const uint64_t* __restrict__ in, uint64_t* __restr
 
 struct KeyImageUploader::Impl {
   struct Slot {
-    RegisteredBuffer host;  // page-locked (registered: faster to make than cudaHostAlloc)
+    PinnedBuffer<uint8_t> host;
     DeviceBuffer<uint8_t> device;
     Event done;
     bool used = false;
@@ -60,7 +59,7 @@ struct KeyImageUploader::Impl {
       CUZK_CUDA_CHECK(cudaSetDevice(device));
       const size_t bytes = groth16::KeyImageStream::BufferBytes();
       for (auto& slot : w.slots) {
-        slot.host = RegisteredBuffer(bytes);
+        slot.host = PinnedBuffer<uint8_t>(bytes);
         slot.device = DeviceBuffer<uint8_t>(bytes);
       }
       alloc_us += uint64_t(
