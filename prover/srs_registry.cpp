@@ -387,7 +387,11 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
         compact_read.set_value(c ? c->compact : nullptr);
         return c;
       });
-  const CompactSource compact = [compact_ready] { return compact_ready.get(); };
+  // Each caller (one per GPU, at once) waits on its own copy of the future.
+  const CompactSource compact = [compact_ready] {
+    std::shared_future<std::shared_ptr<const r1cs::CompactCircuit>> mine = compact_ready;
+    return mine.get();
+  };
   bool held = false;
   double key_ms = 0;
   try {

@@ -1,6 +1,7 @@
 #include "cuda/groth16/cuda_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <condition_variable>
@@ -215,19 +216,22 @@ class CircuitStager {
       try {
         ScopedDevice on(device);
         std::shared_ptr<const r1cs::CompactCircuit> cc = source();
-        if (!cc) return;
+        if (!cc || stop_) return;  // a load that failed meanwhile does not wait for an upload it drops
         const auto t0 = std::chrono::steady_clock::now();
         DeviceCircuit d(*cc);
         ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         staged_.emplace(ResidentKey::Staged{std::move(cc), std::move(d)});
-      } catch (const CudaError&) {
-        cudaGetLastError();  // out of memory is not sticky
+      } catch (const CudaError& e) {
+        if (e.code() == cudaErrorMemoryAllocation) cudaGetLastError();  // not sticky: cleared
       } catch (const std::exception&) {
         // the compact form could not be read: LoadToDevices reports that
       }
     });
   }
-  ~CircuitStager() { Join(); }
+  ~CircuitStager() {
+    stop_ = true;  // unless taken: the load failed
+    Join();
+  }
   CircuitStager(const CircuitStager&) = delete;
   CircuitStager& operator=(const CircuitStager&) = delete;
 
@@ -242,6 +246,7 @@ class CircuitStager {
     if (thread_.joinable()) thread_.join();
   }
   std::thread thread_;
+  std::atomic<bool> stop_{false};
   std::optional<ResidentKey::Staged> staged_;
   double ms_ = 0;
 };
@@ -420,6 +425,7 @@ struct CudaBackend::Impl {
     key.circuit.reset();  // the old one's device memory goes (once no lane uses it) before the new one is uploaded
     if (staged && compact != nullptr && staged->from.get() == compact) {
       key.circuit = std::make_shared<const ResidentCircuit>(circuit, std::move(f), std::move(staged->device));
+      ++stats.image_circuits_taken;
     } else {
       staged.reset();  // not this circuit's: its device memory goes first
       std::optional<r1cs::CompactCircuit> built;

@@ -135,6 +135,7 @@ struct CudaBackendStats {
   // thread's wall clock) and its bytes.
   double image_circuit_ms = 0;
   uint64_t image_circuit_bytes = 0;
+  uint64_t image_circuits_taken = 0;  // of those, taken by Prepare (not uploaded again)
 };
 
 class CudaBackend final : public groth16::Backend {

@@ -101,9 +101,14 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   }
   const unsigned in_words = unsigned(in_bytes / 8), out_words = unsigned(device_record_bytes / 8);
   constexpr unsigned long long kNone = ~0ull;
-  CUZK_CUDA_CHECK(cudaMemcpy(impl_->bad.data(), &kNone, sizeof kNone, cudaMemcpyHostToDevice));
   auto* out = static_cast<uint64_t*>(dest);
   auto& workers = impl_->workers;
+  // The flag word reset on a worker's own stream and waited for: the legacy
+  // stream would wait for (and be waited on by) other threads' copies, such
+  // as the compact circuit's upload beside the stream.
+  CUZK_CUDA_CHECK(cudaSetDevice(impl_->device));
+  CUZK_CUDA_CHECK(cudaMemsetAsync(impl_->bad.data(), 0xff, sizeof(unsigned long long), workers[0]->stream.get()));
+  workers[0]->stream.Synchronize();
   for (auto& w : workers) w->current = 1, w->slots[0].used = w->slots[1].used = false;
   const auto buffer = [&](unsigned id) -> std::span<uint8_t> {
     Impl::Worker& w = *workers.at(id);
@@ -143,7 +148,9 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   for (auto& w : workers) w->stream.Synchronize();
   if (failed) std::rethrow_exception(failed);
   unsigned long long bad = kNone;
-  CUZK_CUDA_CHECK(cudaMemcpy(&bad, impl_->bad.data(), sizeof bad, cudaMemcpyDeviceToHost));
+  CUZK_CUDA_CHECK(
+      cudaMemcpyAsync(&bad, impl_->bad.data(), sizeof bad, cudaMemcpyDeviceToHost, workers[0]->stream.get()));
+  workers[0]->stream.Synchronize();
   if (bad != kNone) {
     throw util::CacheError(image.path() + ": section " + groth16::KeyImageStream::Name(section) + " point " +
                            std::to_string(bad) + " is not a finite point");

@@ -199,8 +199,7 @@ struct FakeDevices {
     ++calls;
     EXPECT_GT(circuit_bytes, 0u) << "the compact image's size, for the device budget";
     EXPECT_TRUE(bool(source));
-    if (source) compact = source();  // blocks until the circuit's images are read, as a GPU's upload does
-    EXPECT_NE(compact, nullptr);
+    if (source) compact = source();  // blocks until the circuit's images are read (null if they cannot be)
     EXPECT_EQ(shell.h.size(), image.Count(groth16::KeySection::kH));
     if (mode == Mode::kRefuse) return false;
     if (mode == Mode::kThrow) throw std::runtime_error("a device failed");
@@ -307,6 +306,25 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   ExpectSameSet(*damaged.params, *usual.params);
   FakeDevices again;
   EXPECT_TRUE(load(again).params->on_devices_only) << "the rewritten image goes to the devices";
+  EXPECT_NE(again.compact, nullptr);
+
+  // A damaged compact image: the devices' CompactSource returns null (it
+  // does not block them forever), they drop the key, the set loads the usual
+  // way and the compact image is rewritten.
+  const fs::path compact_path = fs::path(cache) / "snap-2k.compact-image";
+  FlipByteAt(compact_path.string(), fs::file_size(compact_path) / 2);
+  FakeDevices bad_compact;
+  const Load fallback = load(bad_compact);
+  EXPECT_EQ(bad_compact.calls, 1);
+  EXPECT_EQ(bad_compact.compact, nullptr);
+  EXPECT_FALSE(fallback.params->on_devices_only);
+  EXPECT_EQ(fallback.params->compact, nullptr) << "the damaged compact image is never used";
+  EXPECT_TRUE(fallback.params->pk.vk == usual.params->pk.vk);
+  EXPECT_EQ(fallback.params->pk.h, usual.params->pk.h);
+  EXPECT_EQ(fallback.params->circuit.a.nonzeros(), usual.params->circuit.a.nonzeros());
+  EXPECT_EQ(fallback.stats.compact_writes, 1u);
+  FakeDevices after;
+  EXPECT_TRUE(load(after).params->on_devices_only) << "with the compact image rewritten";
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {

@@ -85,6 +85,11 @@ void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, const KeyImageS
   }
   EXPECT_TRUE(gpu.HoldsOnDevice(shell, &k.circuit)) << what;
   EXPECT_EQ(gpu.Stats().resident_circuit_bytes, cc->Bytes()) << what << ": one circuit on the device, not two";
+  // Taken only when Prepare is given the very compact form that was staged
+  // (an equal copy elsewhere is uploaded again).
+  EXPECT_EQ(gpu.Stats().image_circuits_taken - before.image_circuits_taken,
+            upload == CircuitUpload::kBesideTheStream ? 1u : 0u)
+      << what;
   const r1cs::Assignment z = synthetic::Witness(k.params, rng());
   const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
   CpuBackend cpu;

@@ -42,7 +42,8 @@ def main(paths):
             print(f"{path}: no job, load or completion line")
             continue
         loaded = stamp(load) - t0
-        load_start = loaded - int(field(load, "load_ms")) / 1000
+        load_ms = field(load, "load_ms")
+        load_start = loaded - int(load_ms) / 1000 if load_ms != "-" else float("nan")
         prepared = stamp(prepare) - t0 if prepare else loaded
         gpu_work = max(stamp(start) - t0 if start else loaded, prepared)
         print(f"{path.split('/')[-1]:28s} queued {stamp(queued) - t0:5.2f}  load_start {load_start:5.2f}  "
