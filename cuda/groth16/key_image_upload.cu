@@ -6,12 +6,10 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
-#include "engine/util/cache_file.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -151,10 +149,7 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   CUZK_CUDA_CHECK(
       cudaMemcpyAsync(&bad, impl_->bad.data(), sizeof bad, cudaMemcpyDeviceToHost, workers[0]->stream.get()));
   workers[0]->stream.Synchronize();
-  if (bad != kNone) {
-    throw util::CacheError(image.path() + ": section " + groth16::KeyImageStream::Name(section) + " point " +
-                           std::to_string(bad) + " is not a finite point");
-  }
+  if (bad != kNone) groth16::KeyImageStream::ThrowFlagSet(image.path(), section, bad);
 }
 
 }  // namespace cuzk::cuda

@@ -15,8 +15,8 @@
 // Page-locking the buffers is not free (~1 s for 16 workers' 1.5 GB on the
 // H200 host; registered anonymous memory, mmap + cudaHostRegister, took
 // longer still: 1.4-1.7 s against 1.1-1.3 in the same call, docs/perf/gpu.md
-// session 9 call 3): Warm() makes them ahead of a load (CudaBackend does at start,
-// on a thread of its own, and again before streaming, which finishes what
+// session 9 call 3): Warm() makes them ahead of a load (CudaBackend does at
+// start, on a thread of its own, and again before streaming, which finishes what
 // the first has not made); a reading thread whose pair is not made yet makes
 // it itself. Page-locking blocks other threads' CUDA calls, so buffers made
 // while others stream slow the stream (measured: see CudaBackend::LoadKeyImage).

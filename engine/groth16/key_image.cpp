@@ -90,10 +90,7 @@ void CheckFlags(const std::string& path, KeySection s, uint64_t offset, std::spa
   const uint64_t flag_at = s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
   const uint64_t end = offset + bytes.size();
   for (uint64_t i = offset > flag_at ? (offset - flag_at + r - 1) / r : 0; i * r + flag_at < end; ++i) {
-    if (bytes[size_t(i * r + flag_at - offset)] != 0) {
-      throw util::CacheError(path + ": section " + SectionName(s) + " point " + std::to_string(i) +
-                             " is not a finite point");
-    }
+    if (bytes[size_t(i * r + flag_at - offset)] != 0) KeyImageStream::ThrowFlagSet(path, s, i);
   }
 }
 
@@ -262,6 +259,10 @@ size_t KeyImageStream::RecordBytes(KeySection s) {
 }
 size_t KeyImageStream::BufferBytes() { return size_t(util::kCacheChunkBytes); }
 const char* KeyImageStream::Name(KeySection s) { return SectionName(s); }
+void KeyImageStream::ThrowFlagSet(const std::string& path, KeySection s, uint64_t point) {
+  throw util::CacheError(path + ": section " + SectionName(s) + " point " + std::to_string(point) +
+                         " is not a finite point");
+}
 size_t KeyImageStream::FlagOffset(KeySection s) {
   return s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
 }

@@ -89,6 +89,9 @@ class KeyImageStream {
   static size_t FlagOffset(KeySection s);
   // The section's name in the image and in its errors ("h", "b_g2", ...).
   static const char* Name(KeySection s);
+  // The util::CacheError for a record whose flag byte is set (the host's
+  // check, and a caller's under FlagCheck::kByCaller: the same message).
+  [[noreturn]] static void ThrowFlagSet(const std::string& path, KeySection s, uint64_t point);
 
   // util::CacheError when the image is missing, stale (`source`) or its
   // header, counts or verifying key are damaged.
@@ -108,8 +111,8 @@ class KeyImageStream {
   // holds whole records (RecordBytes each; every flag byte checked zero,
   // unless `flags` is kByCaller: then the caller must refuse a record whose
   // flag byte is not zero, as cuda::KeyImageUploader does on the GPU, which
-  // spares the host a pass over the bytes) for points first, first + 1, ..., lying in the buffer that `worker` got
-  // last; it must be done with them (or have copied them) before it returns
+  // spares the host a pass over the bytes) for points first, first + 1, ...,
+  // lying in the buffer that `worker` got last; it must be done with them (or have copied them) before it returns
   // or before that worker's next buffer() call returns. A record that
   // straddles two chunks is assembled and handed over at the end, in a
   // buffer(0) of its own. util::CacheError (digests, flags) after some

@@ -97,12 +97,8 @@ ProverInput PrepareProverInput(const ProvingKey& pk, const r1cs::CompiledCircuit
 ProverInput PrepareCompactWitnessInput(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,
                                        std::span<const Fr> z, unsigned threads) {
   CheckKeyMatchesCircuit(pk, circuit);
-  CheckWitnessShape(circuit, num_inputs, z);
-  ProverInput in;
-  in.circuit = &circuit;
-  in.assignment.num_inputs = num_inputs;
-  in.compact_z = r1cs::CompactWitnessOf(z, threads);
-  return in;
+  CheckWitnessShape(circuit, num_inputs, z);  // before the compaction's pass over z
+  return BindCompactWitness(pk, circuit, num_inputs, r1cs::CompactWitnessOf(z, threads));
 }
 
 ProverInput BindCompactWitness(const ProvingKey& pk, const r1cs::CompiledCircuit& circuit, uint64_t num_inputs,

@@ -108,10 +108,9 @@ class CacheReader {
   // on somewhere else (a GPU's memory, through page-locked buffers):
   // buffer(worker, offset, bytes) returns where worker `worker` (0 ..
   // threads - 1; each takes the next chunk not yet taken, so its chunks come
-  // in increasing order) reads the chunk
-  // at `offset` (`bytes` long, at most kCacheChunkBytes); the chunk is
-  // hashed there, then consume(worker, offset, chunk) runs before that worker
-  // asks for its next buffer. The section's digest is checked after every
+  // in increasing order) reads the chunk at `offset` (`bytes` long, at most
+  // kCacheChunkBytes); the chunk is hashed there, then consume(worker,
+  // offset, chunk) runs before that worker asks for its next buffer. The section's digest is checked after every
   // chunk was consumed: on CacheError the caller discards what it consumed.
   using ChunkBuffer = std::function<std::span<uint8_t>(unsigned worker, uint64_t offset, size_t bytes)>;
   using Consume = std::function<void(unsigned worker, uint64_t offset, std::span<const uint8_t> chunk)>;
