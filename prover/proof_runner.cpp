@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/groth16/key_image.hpp"
 #include "engine/util/parallel.hpp"
 #include "memory/meminfo.hpp"
 #include "prover/devices.hpp"
@@ -165,10 +166,11 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
     const int device = ordinal;  // plain variables: clang 14 cannot capture a structured binding
     cuda::CudaBackend* gpu = backend;
     auto done = std::make_shared<std::atomic<bool>>(false);
-    std::thread thread([gpu, device, params, circuit, shared, all_hold, done] {
+    std::thread thread([this, gpu, device, params, circuit, shared, all_hold, done] {
       const auto t0 = std::chrono::steady_clock::now();
       try {
         gpu->Prepare(params->pk, circuit, circuit ? params->compact.get() : nullptr);
+        TakeKeyImageSpare(device).Reset();  // Prepare freed the GPU's spare key image buffers, if any
         const cuda::CudaBackendStats s = gpu->Stats();
         spdlog::info(
             "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},resident_base_bytes={},"
@@ -202,16 +204,36 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
 // Reading threads per device for a key image: the engine's share split
 // among the devices (each reads the image from the page cache itself).
 // At most 16 a device: 2 x 48 MiB of page-locked (and device) memory each
-// while a set loads, 1.5 GB a device (not charged to the budget).
+// while a set loads, 1.5 GB a device (charged to the budget: KeyImageBufferBytes).
 unsigned ProofRunner::KeyImageThreads(size_t devices) const {
   const unsigned share = util::ResolveThreads(options_.engine_threads) / unsigned(std::max<size_t>(devices, 1));
   return std::clamp(share, 1u, 16u);
 }
 
+uint64_t ProofRunner::KeyImageBufferBytes() const {
+  return uint64_t(KeyImageThreads(gpu_backends_.size())) * 2 * groth16::KeyImageStream::BufferBytes();
+}
+
+memory::Reservation ProofRunner::TakeKeyImageSpare(int device) {
+  absl::MutexLock lock(&key_image_mu_);
+  const auto it = key_image_spares_.find(device);
+  if (it == key_image_spares_.end()) return {};
+  memory::Reservation r = std::move(it->second);
+  key_image_spares_.erase(it);
+  return r;
+}
+
 void ProofRunner::PrepareKeyImageBuffers() {
 #ifdef CUZK_HAVE_CUDA
   const auto gpus = CudaGpus(gpu_backends_);
-  for (const auto& [device, gpu] : gpus) gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
+  absl::MutexLock lock(&key_image_mu_);
+  if (key_image_spares_made_) return;  // the backends make their spares once
+  key_image_spares_made_ = true;
+  for (const auto& [device, gpu] : gpus) {
+    // Charged first (Charge never blocks): the buffers exist from here on.
+    key_image_spares_[device] = budget_->Charge(KeyImageBufferBytes());
+    gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
+  }
 #endif
 }
 
@@ -229,6 +251,11 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
       const int device = ordinal;
       cuda::CudaBackend* gpu = backend;
       loads.push_back(std::async(std::launch::async, [&, device, gpu] {
+        // The upload's page-locked buffers, charged while they exist: the
+        // spare's charge (LoadKeyImage takes the spare and frees it), else
+        // the buffers this load makes. Released when the load returns.
+        memory::Reservation buffers = TakeKeyImageSpare(device);
+        if (buffers.empty()) buffers = budget_->Charge(KeyImageBufferBytes());
         const auto t0 = std::chrono::steady_clock::now();
         const cuda::CudaBackendStats before = gpu->Stats();
         const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact);

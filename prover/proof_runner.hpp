@@ -174,8 +174,15 @@ class ProofRunner final : public JobCanceller {
                     const SrsRegistry::CompactSource& compact = {});
   // LoadKeyImage's page-locked buffers made now, in the background
   // (CudaBackend::PrepareKeyImageBuffers), so the first load does not wait
-  // for them (0.7 s of a 32 GiB daemon's start-to-first-proof).
+  // for them (0.7 s of a 32 GiB daemon's start-to-first-proof). Once.
+  // They are charged to the budget (KeyImageBufferBytes a GPU) until a load
+  // or a Prepare on that GPU frees them; a later load charges its own for
+  // its duration.
   void PrepareKeyImageBuffers();
+  // The page-locked host bytes of one GPU's key image upload: KeyImageThreads
+  // workers x 2 buffers of groth16::KeyImageStream::BufferBytes() (1.5 GB
+  // with 16 workers).
+  uint64_t KeyImageBufferBytes() const;
   // Whether PrepareDevices puts compact circuits on GPUs (witness-only
   // proving on at least one GPU): the registry then reads and writes their
   // images (SrsRegistry::SetCompactCircuits), and a set's LoadedParams::
@@ -227,6 +234,13 @@ class ProofRunner final : public JobCanceller {
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::vector<Preparer> preparers_ ABSL_GUARDED_BY(prepare_mu_);
+  // The budget's charge for each GPU's spare key image buffers (made by
+  // PrepareKeyImageBuffers, freed by the GPU's first LoadKeyImage or Prepare).
+  absl::Mutex key_image_mu_;
+  bool key_image_spares_made_ ABSL_GUARDED_BY(key_image_mu_) = false;
+  std::map<int, memory::Reservation> key_image_spares_ ABSL_GUARDED_BY(key_image_mu_);
+  // The spare's charge of `device` if it still has one, else an empty reservation.
+  memory::Reservation TakeKeyImageSpare(int device);
 
   std::unique_ptr<scheduler::Pipeline> pipeline_;  // last: destroyed (threads joined) first
 };

@@ -26,6 +26,7 @@
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/util/cache_file.hpp"
 #include "tests/gpu/gpu_skip.hpp"
+#include "tests/gpu/keyed_circuit.hpp"
 #include "tests/support/key_image_flag.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
@@ -38,20 +39,8 @@ namespace synthetic = circuits::synthetic;
 
 constexpr uint64_t kSource = 0x6b657931;
 
-struct Keyed {
-  synthetic::SyntheticParams params;
-  r1cs::CompiledCircuit circuit;
-  ProvingKey pk;  // as from a .params file (what images are made from), bound
-};
-
-Keyed MakeKeyed(unsigned log_size) {
-  Keyed k;
-  k.params = {.log_size = log_size, .num_public = 3, .lc_width = 40, .lc_period = 8};
-  k.circuit = synthetic::Record(k.params);
-  k.pk = ParseParams(SerializeParams(GenerateParameters(k.circuit)), "k.params");
-  BindCircuit(k.pk, k.circuit);
-  return k;
-}
+using test::Keyed;
+using test::MakeKeyed;
 
 // Where the compact circuit goes up: in Prepare, beside the key's stream
 // (LoadKeyImage's CompactSource, then taken by Prepare), or beside the
