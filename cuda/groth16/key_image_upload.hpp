@@ -12,14 +12,16 @@
 //   cuda::KeyImageUploader up(16);                    // 2 x 48 MiB pinned + device each, made on first use
 //   up.Upload(image, groth16::KeySection::kH, bases.mutable_data(), sizeof(G1Affine));
 //
-// Page-locking the buffers is not free (~1 s for 16 workers' 1.5 GB on the
-// H200 host; registered anonymous memory, mmap + cudaHostRegister, took
-// longer still: 1.4-1.7 s against 1.1-1.3 in the same call, docs/perf/gpu.md
-// session 9 call 3): Warm() makes them ahead of a load (CudaBackend does at
-// start, on a thread of its own, and again before streaming, which finishes what
-// the first has not made); a reading thread whose pair is not made yet makes
-// it itself. Page-locking blocks other threads' CUDA calls, so buffers made
-// while others stream slow the stream (measured: see CudaBackend::LoadKeyImage).
+// Page-locking the buffers is not free: 16 workers' 1.5 GB took 0.7-0.8 s
+// with cudaHostAlloc on the H200 host (1.1-1.5 s inside a starting daemon),
+// ~0.3 s as registered huge pages (cuda/runtime/registered_buffer.hpp, used
+// here; session 9's registered buffers were 4 KiB pages faulted in by
+// MAP_POPULATE, which is what made them slower). Warm() makes them ahead of a
+// load on up to 8 threads (CudaBackend does at start, on a thread of its own,
+// and again before streaming, which finishes what the first has not made); a
+// reading thread whose pair is not made yet makes it itself. Page-locking
+// blocks other threads' CUDA calls, so buffers made while others stream slow
+// the stream (measured: see CudaBackend::LoadKeyImage).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
