@@ -170,7 +170,6 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
       const auto t0 = std::chrono::steady_clock::now();
       try {
         gpu->Prepare(params->pk, circuit, circuit ? params->compact.get() : nullptr);
-        TakeKeyImageSpare(device).Reset();  // Prepare freed the GPU's spare key image buffers, if any
         const cuda::CudaBackendStats s = gpu->Stats();
         spdlog::info(
             "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},resident_base_bytes={},"
@@ -187,6 +186,8 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
         shared->all_hold = false;
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
       }
+      // Prepare frees the GPU's spare key image buffers (a set loaded the usual way): so goes their charge.
+      SettleKeyImageSpare(device, [gpu] { return gpu->HoldsKeyImageSpare(); }, {});
       if (shared->running.fetch_sub(1) == 1) {
         if (shared->all_hold && all_hold) all_hold(circuit != nullptr);
         params->devices_prepared.Notify();
@@ -223,16 +224,33 @@ memory::Reservation ProofRunner::TakeKeyImageSpare(int device) {
   return r;
 }
 
+void ProofRunner::SettleKeyImageSpare(int device, const std::function<bool()>& holds_spare,
+                                      memory::Reservation charge) {
+  absl::MutexLock lock(&key_image_mu_);
+  const auto it = key_image_spares_.find(device);
+  if (holds_spare()) {
+    if (it == key_image_spares_.end()) key_image_spares_.emplace(device, std::move(charge));
+  } else if (it != key_image_spares_.end()) {
+    key_image_spares_.erase(it);
+  }
+}
+
 void ProofRunner::PrepareKeyImageBuffers() {
 #ifdef CUZK_HAVE_CUDA
   const auto gpus = CudaGpus(gpu_backends_);
-  absl::MutexLock lock(&key_image_mu_);
-  if (key_image_spares_made_) return;  // the backends make their spares once
-  key_image_spares_made_ = true;
+  {
+    absl::MutexLock lock(&key_image_mu_);
+    if (key_image_spares_made_) return;  // the backends make their spares once
+    key_image_spares_made_ = true;
+  }
   for (const auto& [device, gpu] : gpus) {
-    // Charged first (Charge never blocks): the buffers exist from here on.
-    key_image_spares_[device] = budget_->Charge(KeyImageBufferBytes());
+    // Charged first (Charge never blocks): the buffers exist from the call
+    // on; the charge is kept only if the backend holds them after it.
+    memory::Reservation charge = budget_->Charge(KeyImageBufferBytes());
     gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
+    cuda::CudaBackend* backend = gpu;
+    SettleKeyImageSpare(
+        device, [backend] { return backend->HoldsKeyImageSpare(); }, std::move(charge));
   }
 #endif
 }
@@ -256,6 +274,18 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
         // the buffers this load makes. Released when the load returns.
         memory::Reservation buffers = TakeKeyImageSpare(device);
         if (buffers.empty()) buffers = budget_->Charge(KeyImageBufferBytes());
+        // On every way out: a load that returned before streaming (no room
+        // on the device, no G2 there) left the spare, and keeps its charge.
+        struct Settle {
+          ProofRunner& runner;
+          int device;
+          cuda::CudaBackend* gpu;
+          memory::Reservation& charge;
+          ~Settle() {
+            runner.SettleKeyImageSpare(
+                device, [g = gpu] { return g->HoldsKeyImageSpare(); }, std::move(charge));
+          }
+        } settle{*this, device, gpu, buffers};
         const auto t0 = std::chrono::steady_clock::now();
         const cuda::CudaBackendStats before = gpu->Stats();
         const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact);

@@ -240,7 +240,14 @@ class ProofRunner final : public JobCanceller {
   bool key_image_spares_made_ ABSL_GUARDED_BY(key_image_mu_) = false;
   std::map<int, memory::Reservation> key_image_spares_ ABSL_GUARDED_BY(key_image_mu_);
   // The spare's charge of `device` if it still has one, else an empty reservation.
-  memory::Reservation TakeKeyImageSpare(int device);
+  memory::Reservation TakeKeyImageSpare(int device) ABSL_LOCKS_EXCLUDED(key_image_mu_);
+  // After a load or a Prepare on `device`: while its backend still holds
+  // the spare buffers (holds_spare(), asked under key_image_mu_, so a
+  // concurrent Prepare that frees them cannot be missed), the spare's charge
+  // stays (`charge` becomes it when there is none); once they are gone, so
+  // is the charge. `charge` is released otherwise.
+  void SettleKeyImageSpare(int device, const std::function<bool()>& holds_spare, memory::Reservation charge)
+      ABSL_LOCKS_EXCLUDED(key_image_mu_);
 
   std::unique_ptr<scheduler::Pipeline> pipeline_;  // last: destroyed (threads joined) first
 };

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <shared_mutex>
 #include <stdexcept>
@@ -865,30 +866,34 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     if (e.code() != cudaErrorMemoryAllocation) throw;
     cudaGetLastError();  // out of memory is not sticky: the caller loads the key into host memory instead
     return false;
+  } catch (const std::bad_alloc&) {
+    return false;  // no host memory for the staging (RegisteredBuffer's mmap): the usual way, as above
   }
-  {
-    std::lock_guard lock(impl_->mu);
-    impl_->gpu->keys.emplace(&pk, std::move(key));
-    impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-    impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
-    impl_->stats.image_buffers_ms += buffers_ms;
-    impl_->stats.image_bases_bytes +=
-        (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
-        pk.b_g2.size() * sizeof(ec::G2Affine);
-    impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    impl_->stats.image_circuit_ms += stager.ms();
-    impl_->stats.image_circuit_bytes += staged_bytes;
-  }
-  // The key is usable now: ProveStart may run while the upload's buffers are
-  // freed (154-196 ms for 16 workers' 1.5 GB on the H200, session 9 call 3;
-  // it used to be inside the device lock, on the first proof's critical path).
-  device_lock.unlock();
+  // Its buffers freed before the device lock goes (timed): their device half
+  // (up to 3 GB) must not look taken to a Prepare or load that sizes the
+  // device next. Registered huge pages free in ~45 ms for 16 workers (the
+  // cudaHostAlloc'd ones took 161-280 ms), and the key's first proof waits
+  // for this call to return anyway.
   const auto t_release = Clock::now();
   up.reset();
   const double release_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
   std::lock_guard lock(impl_->mu);
+  impl_->gpu->keys.emplace(&pk, std::move(key));
+  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
   impl_->stats.image_release_ms += release_ms;
+  impl_->stats.image_buffers_ms += buffers_ms;
+  impl_->stats.image_bases_bytes += (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
+                                    pk.b_g2.size() * sizeof(ec::G2Affine);
+  impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  impl_->stats.image_circuit_ms += stager.ms();
+  impl_->stats.image_circuit_bytes += staged_bytes;
   return true;
+}
+
+bool CudaBackend::HoldsKeyImageSpare() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->spare_uploader != nullptr;
 }
 
 void CudaBackend::PrepareKeyImageBuffers(unsigned threads) {

@@ -182,12 +182,15 @@ class CudaBackend final : public groth16::Backend {
 
   // Makes LoadKeyImage's buffers for `threads` reading threads now, on a
   // thread of its own (16 threads: 1.5 GB page-locked and 1.5 GB of device
-  // memory, 0.7-1.2 s on the H200 host), so the next LoadKeyImage does not
-  // make them; one that starts meanwhile makes the rest beside the warming
-  // thread before it streams. They are freed by it,
-  // or by the next Prepare (a set loaded the usual way). Once per backend
-  // (at daemon start); later calls do nothing.
+  // memory, ~0.3 s of host time on the H200 host), so the next LoadKeyImage
+  // does not make them; one that starts meanwhile makes the rest beside the
+  // warming thread before it streams. They are freed by a LoadKeyImage that
+  // gets as far as streaming, or by the next Prepare (a set loaded the usual
+  // way). Once per backend (at daemon start); later calls do nothing.
   void PrepareKeyImageBuffers(unsigned threads);
+  // Whether those spare buffers are still held (the caller charges them to
+  // its memory budget while they are: ProofRunner).
+  bool HoldsKeyImageSpare() const;
 
   // True when every section of pk's bases (B_g2 included) and, with
   // `circuit`, its compact form are resident on this device, so proofs read

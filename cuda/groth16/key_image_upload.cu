@@ -89,18 +89,28 @@ void KeyImageUploader::Warm() {
     for (size_t i = next++; i < workers.size() && !stop_warming_ && !failed; i = next++) {
       try {
         impl_->MakeSlots(*workers[i], alloc_us_);
-      } catch (const std::exception&) {
+      } catch (...) {
         cudaGetLastError();  // out of memory is not sticky; the worker that needs them reports it
         failed = true;
       }
     }
   };
-  const size_t helpers = std::min<size_t>(workers.size(), 8) - 1;
   std::vector<std::thread> threads;
-  threads.reserve(helpers);
-  for (size_t t = 0; t < helpers; ++t) threads.emplace_back(make);
+  // Every helper that started is joined, whatever happens below.
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    ~JoinAll() {
+      for (auto& t : threads) t.join();
+    }
+  } join_all{threads};
+  try {
+    const size_t helpers = std::min<size_t>(workers.size(), 8) - 1;
+    threads.reserve(helpers);
+    for (size_t t = 0; t < helpers; ++t) threads.emplace_back(make);
+  } catch (const std::exception&) {
+    // No more threads to be had (std::system_error): fewer helpers, or none.
+  }
   make();
-  for (auto& t : threads) t.join();
 }
 
 void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,

@@ -48,13 +48,14 @@ class KeyImageUploader {
   void Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
               size_t device_record_bytes);
 
-  // Makes every worker's buffers not made yet, one worker after another,
-  // until done or StopWarming(); thread-safe with Upload. Allocation
-  // failures end it quietly (the worker that needs the buffers reports them).
+  // Makes every worker's buffers not made yet, on up to 8 threads, until
+  // done or StopWarming(); thread-safe with Upload. Allocation failures end
+  // it quietly (the worker that needs the buffers reports them).
   void Warm();
   void StopWarming() { stop_warming_ = true; }
 
-  // Time spent making buffers so far, by Warm and by the workers (their sum).
+  // Time spent making buffers so far, by Warm's threads and by the workers
+  // (their sum: up to 8 times the wall-clock wait while Warm makes them).
   double alloc_ms() const { return double(alloc_us_.load()) / 1000; }
   unsigned workers() const;
 

@@ -48,7 +48,7 @@ class RegisteredBuffer {
     const cudaError_t st = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
     if (st != cudaSuccess) {
       ::munmap(p, mapped);
-      CUZK_CUDA_CHECK(st);
+      throw CudaError(st, "cudaHostRegister", __FILE__, __LINE__);
     }
     map_ = p, mapped_ = mapped, data_ = data, size_ = bytes;
   }

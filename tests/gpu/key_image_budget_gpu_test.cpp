@@ -2,11 +2,13 @@
 // 1.5 GB a GPU) are charged to the prover's budget while they exist: the
 // spares that PrepareKeyImageBuffers makes at start until the GPU's first
 // load frees them, and a later load's own buffers for that load only
-// (ProofRunner::KeyImageBufferBytes). Needs a CUDA device; skipped without.
+// (ProofRunner::KeyImageBufferBytes), and a load refused before it streams
+// leaves the spare and its charge. Needs a CUDA device; skipped without.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "cuda/groth16/cuda_backend.hpp"
 #include "engine/groth16/key_image.hpp"
 #include "memory/budget.hpp"
 #include "prover/proof_runner.hpp"
@@ -55,16 +57,45 @@ TEST(KeyImageBudgetGpuTest, UploadBuffersAreChargedWhileTheyExist) {
   groth16::BindCircuit(first, k.circuit);
   groth16::BindCircuit(second, k.circuit);
 
+  uint64_t grants = budget.Stats().grants;
   ASSERT_TRUE(runner.LoadKeyImage(first, image, 0));
+  EXPECT_EQ(budget.Stats().grants, grants) << "the first load uses the spare's charge, no new one";
   EXPECT_EQ(budget.reserved(), idle) << "the first load took the spare and freed it, and its charge";
 
   // No spare left: the second load charges its own buffers, and gives the
   // charge back when they are freed.
-  const uint64_t grants = budget.Stats().grants;
+  grants = budget.Stats().grants;
   ASSERT_TRUE(runner.LoadKeyImage(second, image, 0));
   EXPECT_EQ(budget.Stats().grants, grants + 1) << "one charge for the load's buffers";
   EXPECT_EQ(budget.reserved(), idle);
-  EXPECT_GE(budget.peak(), idle + buffers);
+}
+
+// The backend's side of that accounting: the spare is held from
+// PrepareKeyImageBuffers until a load streams (which frees it); a load
+// refused before streaming (here: no device memory allowed for bases) leaves
+// it held, so its charge must stay.
+TEST(KeyImageBudgetGpuTest, OnlyALoadThatStreamsFreesTheSpare) {
+  CUZK_REQUIRE_GPU();
+  const test::Keyed k = test::MakeKeyed(10);
+  test::TempDir dir("cuzk-key-image-spare-");
+  const std::string path = dir.File("k.key-image");
+  groth16::WriteKeyImage(k.pk, path, kSource);
+  const groth16::KeyImageStream image(path, kSource);
+  groth16::ProvingKey shell = image.Shell();
+  groth16::BindCircuit(shell, k.circuit);
+  {
+    cuda::CudaBackend refusing({.resident_bases_bytes = 0});
+    EXPECT_FALSE(refusing.HoldsKeyImageSpare());
+    refusing.PrepareKeyImageBuffers(2);
+    EXPECT_TRUE(refusing.HoldsKeyImageSpare());
+    EXPECT_FALSE(refusing.LoadKeyImage(shell, image, 0, 2)) << "no room for the bases";
+    EXPECT_TRUE(refusing.HoldsKeyImageSpare()) << "a refused load leaves the spare";
+  }
+  cuda::CudaBackend gpu;
+  gpu.PrepareKeyImageBuffers(2);
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, image, 0, 2));
+  EXPECT_FALSE(gpu.HoldsKeyImageSpare()) << "the load took the spare and freed it";
+  EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr));
 }
 
 }  // namespace
