@@ -187,7 +187,7 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
         spdlog::warn("GPU_PREPARE,device={},failed: {}", device, e.what());
       }
       // Prepare frees the GPU's spare key image buffers (a set loaded the usual way): so goes their charge.
-      SettleKeyImageSpare(device, [gpu] { return gpu->HoldsKeyImageSpare(); }, {});
+      SettleKeyImageSpare(device, *gpu, {});
       if (shared->running.fetch_sub(1) == 1) {
         if (shared->all_hold && all_hold) all_hold(circuit != nullptr);
         params->devices_prepared.Notify();
@@ -224,16 +224,17 @@ memory::Reservation ProofRunner::TakeKeyImageSpare(int device) {
   return r;
 }
 
-void ProofRunner::SettleKeyImageSpare(int device, const std::function<bool()>& holds_spare,
-                                      memory::Reservation charge) {
+#ifdef CUZK_HAVE_CUDA
+void ProofRunner::SettleKeyImageSpare(int device, const cuda::CudaBackend& gpu, memory::Reservation charge) {
   absl::MutexLock lock(&key_image_mu_);
   const auto it = key_image_spares_.find(device);
-  if (holds_spare()) {
+  if (gpu.HoldsKeyImageSpare()) {
     if (it == key_image_spares_.end()) key_image_spares_.emplace(device, std::move(charge));
   } else if (it != key_image_spares_.end()) {
     key_image_spares_.erase(it);
   }
 }
+#endif
 
 void ProofRunner::PrepareKeyImageBuffers() {
 #ifdef CUZK_HAVE_CUDA
@@ -248,9 +249,7 @@ void ProofRunner::PrepareKeyImageBuffers() {
     // on; the charge is kept only if the backend holds them after it.
     memory::Reservation charge = budget_->Charge(KeyImageBufferBytes());
     gpu->PrepareKeyImageBuffers(KeyImageThreads(gpus.size()));
-    cuda::CudaBackend* backend = gpu;
-    SettleKeyImageSpare(
-        device, [backend] { return backend->HoldsKeyImageSpare(); }, std::move(charge));
+    SettleKeyImageSpare(device, *gpu, std::move(charge));
   }
 #endif
 }
@@ -279,13 +278,10 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
         struct Settle {
           ProofRunner& runner;
           int device;
-          cuda::CudaBackend* gpu;
+          const cuda::CudaBackend& gpu;
           memory::Reservation& charge;
-          ~Settle() {
-            runner.SettleKeyImageSpare(
-                device, [g = gpu] { return g->HoldsKeyImageSpare(); }, std::move(charge));
-          }
-        } settle{*this, device, gpu, buffers};
+          ~Settle() { runner.SettleKeyImageSpare(device, gpu, std::move(charge)); }
+        } settle{*this, device, *gpu, buffers};
         const auto t0 = std::chrono::steady_clock::now();
         const cuda::CudaBackendStats before = gpu->Stats();
         const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact);

@@ -28,7 +28,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +45,10 @@
 #include "prover/partition_work.hpp"
 #include "scheduler/partition_work.hpp"
 #include "scheduler/pipeline.hpp"
+
+namespace cuzk::cuda {
+class CudaBackend;  // CUDA builds only; named here for SettleKeyImageSpare
+}  // namespace cuzk::cuda
 
 namespace cuzk::prover {
 
@@ -241,12 +244,12 @@ class ProofRunner final : public JobCanceller {
   std::map<int, memory::Reservation> key_image_spares_ ABSL_GUARDED_BY(key_image_mu_);
   // The spare's charge of `device` if it still has one, else an empty reservation.
   memory::Reservation TakeKeyImageSpare(int device) ABSL_LOCKS_EXCLUDED(key_image_mu_);
-  // After a load or a Prepare on `device`: while its backend still holds
-  // the spare buffers (holds_spare(), asked under key_image_mu_, so a
-  // concurrent Prepare that frees them cannot be missed), the spare's charge
-  // stays (`charge` becomes it when there is none); once they are gone, so
-  // is the charge. `charge` is released otherwise.
-  void SettleKeyImageSpare(int device, const std::function<bool()>& holds_spare, memory::Reservation charge)
+  // After a load or a Prepare on `device`: while `gpu` still holds the spare
+  // buffers (CudaBackend::HoldsKeyImageSpare, asked under key_image_mu_, so
+  // a concurrent Prepare that frees them cannot be missed), the spare's
+  // charge stays (`charge` becomes it when there is none); once they are
+  // gone, so is the charge. `charge` is released otherwise.
+  void SettleKeyImageSpare(int device, const cuda::CudaBackend& gpu, memory::Reservation charge)
       ABSL_LOCKS_EXCLUDED(key_image_mu_);
 
   std::unique_ptr<scheduler::Pipeline> pipeline_;  // last: destroyed (threads joined) first

@@ -16,7 +16,9 @@
 // with cudaHostAlloc on the H200 host (1.1-1.5 s inside a starting daemon),
 // ~0.3 s as registered huge pages (cuda/runtime/registered_buffer.hpp, used
 // here; session 9's registered buffers were 4 KiB pages faulted in by
-// MAP_POPULATE, which is what made them slower). Warm() makes them ahead of a
+// MAP_POPULATE, 0.54-0.56 s of faults alone in session 10's bench; why they
+// measured slower than cudaHostAlloc inside the daemon was not established).
+// Warm() makes them ahead of a
 // load on up to 8 threads (CudaBackend does at start, on a thread of its own,
 // and again before streaming, which finishes what the first has not made); a
 // reading thread whose pair is not made yet makes it itself. Page-locking
