@@ -16,6 +16,17 @@
 
 namespace cuzk::cuda {
 
+// a * b on the field's other multiplication pipe where it has one
+// (MontField32::MulOtherPipe: FpBoth), else a * b.
+template <class F>
+CUZK_HD F MulOtherPipe(const F& a, const F& b) {
+  if constexpr (requires { F::MulOtherPipe(a, b); }) {
+    return F::MulOtherPipe(a, b);
+  } else {
+    return a * b;
+  }
+}
+
 template <class F>
 struct AffinePoint {
   F x, y;
@@ -55,16 +66,17 @@ struct XyzzPoint {
   }
 
   // madd-2008-s: 8M + 2S. The equal-x cases (doubling, P + (-P)) are rare in
-  // an MSM but must be right: they branch.
+  // an MSM but must be right: they branch. Four of the products, each beside
+  // an independent one, go to the field's other pipe (MulOtherPipe: FpBoth).
   CUZK_HD XyzzPoint AddMixed(const AffinePoint<F>& o) const {
     if (o.IsInfinity()) return *this;
     if (IsInfinity()) return FromAffine(o);
-    const F u2 = o.x * zz, s2 = o.y * zzz;
+    const F u2 = o.x * zz, s2 = MulOtherPipe(o.y, zzz);
     const F p = u2 - x, r = s2 - y;
     if (p.IsZero()) return r.IsZero() ? DoubleAffine(o) : Infinity();
-    const F pp = p.Square(), ppp = p * pp, q = x * pp;
+    const F pp = p.Square(), ppp = p * pp, q = MulOtherPipe(x, pp);
     const F x3 = r.Square() - ppp - q.Double();
-    return {x3, r * (q - x3) - y * ppp, zz * pp, zzz * ppp};
+    return {x3, r * (q - x3) - MulOtherPipe(y, ppp), zz * pp, MulOtherPipe(zzz, ppp)};
   }
 
   // add-2008-s: 12M + 2S.

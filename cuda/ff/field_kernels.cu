@@ -7,6 +7,7 @@
 #include "cuda/ff/fp.hpp"
 #include "cuda/ff/fr.hpp"
 #include "cuda/ff/inverse_by.hpp"
+#include "cuda/ff/mul_dfma.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 
@@ -26,6 +27,7 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
       case FieldOp::kMulSeparateChains: r = F::MulSeparateChains(x, y); break;
       case FieldOp::kInverse: r = x.Inverse(); break;
       case FieldOp::kInverseVar: r = InverseVar(x); break;
+      case FieldOp::kMulDfma: r = MulDfma(x, y); break;
       default: r = x.Square(); break;
     }
     out[i] = r;
@@ -34,26 +36,43 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
 
 // 4 independent chains per thread give the scheduler independent work
 // between the dependent carry chains of one multiplication.
-template <class F, bool kSeparateChains>
+template <class F, MulKind kKind>
+CUZK_HD F MulAs(const F& a, const F& b) {
+  if constexpr (kKind == MulKind::kSeparateChains) return F::MulSeparateChains(a, b);
+  if constexpr (kKind == MulKind::kDfma) return MulDfma(a, b);
+  return a * b;
+}
+
+template <class F, MulKind kKind>
 __global__ void MulChainKernel(const F* seeds, F* out, uint32_t rounds) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   F x0 = seeds[(4 * i) % 1024], x1 = seeds[(4 * i + 1) % 1024], x2 = seeds[(4 * i + 2) % 1024],
     x3 = seeds[(4 * i + 3) % 1024];
   const F y = seeds[i % 1024];
   for (uint32_t r = 0; r < rounds; ++r) {
-    if constexpr (kSeparateChains) {
-      x0 = F::MulSeparateChains(x0, y);
-      x1 = F::MulSeparateChains(x1, y);
-      x2 = F::MulSeparateChains(x2, y);
-      x3 = F::MulSeparateChains(x3, y);
-    } else {
-      x0 = x0 * y;
-      x1 = x1 * y;
-      x2 = x2 * y;
-      x3 = x3 * y;
-    }
+    x0 = MulAs<F, kKind>(x0, y);
+    x1 = MulAs<F, kKind>(x1, y);
+    x2 = MulAs<F, kKind>(x2, y);
+    x3 = MulAs<F, kKind>(x3, y);
   }
   out[i] = x0 + x1 + x2 + x3;
+}
+
+// 8 independent DFMA chains a thread (x <- x * y + z, values that stay finite).
+__global__ void DfmaChainKernel(const double* seeds, double* out, uint32_t rounds) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  double x[8];
+  CUZK_UNROLL
+  for (int k = 0; k < 8; ++k) x[k] = seeds[(8 * i + k) % 1024];
+  const double y = 0.999999, z = seeds[i % 1024];
+  for (uint32_t r = 0; r < rounds; ++r) {
+    CUZK_UNROLL
+    for (int k = 0; k < 8; ++k) x[k] = __fma_rn(x[k], y, z);
+  }
+  double s = 0;
+  CUZK_UNROLL
+  for (int k = 0; k < 8; ++k) s += x[k];
+  out[i] = s;
 }
 
 template <class F>
@@ -115,13 +134,38 @@ MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), uint
 }
 
 template <class F, class H>
-MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
+MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, MulKind kind) {
   // MulChainKernel runs four independent chains a thread.
-  return MedianChainThroughput<F, H>(separate ? MulChainKernel<F, true> : MulChainKernel<F, false>, blocks, threads,
-                                     rounds, repeats, 4.0);
+  auto* kernel = kind == MulKind::kSeparateChains ? MulChainKernel<F, MulKind::kSeparateChains>
+                 : kind == MulKind::kDfma         ? MulChainKernel<F, MulKind::kDfma>
+                                                  : MulChainKernel<F, MulKind::kEvenOdd>;
+  return MedianChainThroughput<F, H>(kernel, blocks, threads, rounds, repeats, 4.0);
 }
 
 }  // namespace
+
+MulThroughput MeasureDfmaThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
+  std::vector<double> seeds(1024);
+  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = 1.0 + double(i) / 1024;
+  Stream stream;
+  DeviceBuffer<double> dseeds(seeds.size()), dout(size_t(blocks) * threads);
+  dseeds.CopyFromHost(std::span<const double>(seeds), stream);
+  Event start, stop;
+  std::vector<float> times;
+  for (int r = 0; r <= repeats; ++r) {
+    start.Record(stream);
+    DfmaChainKernel<<<blocks, threads, 0, stream>>>(dseeds.data(), dout.data(), rounds);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    stop.Record(stream);
+    stop.Synchronize();
+    if (r > 0) times.push_back(stop.ElapsedMsSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  MulThroughput t;
+  t.ms = times.empty() ? 0 : times[times.size() / 2];
+  t.mults_per_second = 8.0 * blocks * threads * double(rounds) / (t.ms * 1e-3);
+  return t;
+}
 
 MulThroughput MeasureFpInverseThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
   return MedianChainThroughput<Fp, ff::Fp>(InverseChainKernel<Fp>, blocks, threads, rounds, repeats, 1.0);
@@ -134,11 +178,11 @@ void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fp> a, std::span<const 
   Elementwise<Fp, ff::Fp>(op, a, b, out);
 }
 
-MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
-  return MeasureMul<Fr, ff::Fr>(blocks, threads, rounds, repeats, separate);
+MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, MulKind kind) {
+  return MeasureMul<Fr, ff::Fr>(blocks, threads, rounds, repeats, kind);
 }
-MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, bool separate) {
-  return MeasureMul<Fp, ff::Fp>(blocks, threads, rounds, repeats, separate);
+MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, MulKind kind) {
+  return MeasureMul<Fp, ff::Fp>(blocks, threads, rounds, repeats, kind);
 }
 
 }  // namespace cuzk::cuda

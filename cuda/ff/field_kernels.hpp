@@ -10,9 +10,13 @@
 
 namespace cuzk::cuda {
 
-// kMulSeparateChains: the alternative multiplication formulation (mont_field32.hpp).
+// kMulSeparateChains: the alternative multiplication formulation (mont_field32.hpp);
+// kMulDfma: products on the FP64 pipe (mul_dfma.hpp).
 // kInverse: Fermat (MontField32::Inverse); kInverseVar: safegcd (inverse_by.hpp). Both map 0 to 0.
-enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar };
+enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar, kMulDfma };
+
+// The multiplication formulations the throughput benchmark can time.
+enum class MulKind { kEvenOdd, kSeparateChains, kDfma };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);
@@ -25,11 +29,15 @@ struct MulThroughput {
   double ms = 0;
   double mults_per_second = 0;
 };
-// separate_chains: time MulSeparateChains instead of the default Mul.
 MulThroughput MeasureFrMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats,
-                                     bool separate_chains = false);
+                                     MulKind kind = MulKind::kEvenOdd);
 MulThroughput MeasureFpMulThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats,
-                                     bool separate_chains = false);
+                                     MulKind kind = MulKind::kEvenOdd);
+
+// The FP64 pipe's FMA rate, the ceiling MulDfma's products run against:
+// each thread runs 8 independent chains of `rounds` dependent DFMAs.
+// mults_per_second counts DFMAs.
+MulThroughput MeasureDfmaThroughput(uint32_t blocks, uint32_t threads_per_block, uint32_t rounds, int repeats);
 
 // Fp inversion throughput: each thread runs `rounds` dependent safegcd
 // inversions (x <- 1 / x + y). Returns the kernel time and inversions per second.

@@ -22,15 +22,26 @@
 //  - MulSeparateChains: one accumulator, the low halves of a row in one chain
 //    and the high halves in another. Kept as the plain reference formulation
 //    and for comparison (docs/perf/gpu.md).
+//  - MulDfma (mul_dfma.hpp): the limb products on the FP64 pipe, the
+//    reduction on the integer pipe. Which one a field's operators use is its
+//    MulPipes parameter (FpDfma and FpBoth, fp.hpp): the same field, the same
+//    bytes, another instruction mix.
 #include <cstdint>
 #include <cstring>
 
 #include "cuda/ff/carry_chain.hpp"
+#include "cuda/ff/mul_dfma.hpp"
 #include "engine/ff/mont_field.hpp"
 
 namespace cuzk::cuda {
 
-template <class P>
+// Which pipes a field's multiplications use: kInteger: Mul everywhere; kFp64:
+// MulDfma everywhere; kBoth: Mul for operator*, MulDfma for MulOtherPipe,
+// which formulas call for about half of their independent products, so that
+// warps at different places in a formula keep both pipes busy.
+enum class MulPipes { kInteger, kFp64, kBoth };
+
+template <class P, MulPipes kPipes = MulPipes::kInteger>
 class MontField32 {
  public:
   using Host = ff::MontField<P>;
@@ -188,12 +199,28 @@ class MontField32 {
     return r;
   }
 
-  CUZK_HD friend MontField32 operator*(const MontField32& a, const MontField32& b) { return Mul(a, b); }
+  // The multiplication the operators use.
+  CUZK_HD static MontField32 Multiply(const MontField32& a, const MontField32& b) {
+    if constexpr (kPipes == MulPipes::kFp64) {
+      return MulDfma(a, b);
+    } else {
+      return Mul(a, b);
+    }
+  }
+  // The multiplication on the other pipe (kBoth), else the operators' one.
+  CUZK_HD static MontField32 MulOtherPipe(const MontField32& a, const MontField32& b) {
+    if constexpr (kPipes == MulPipes::kBoth) {
+      return MulDfma(a, b);
+    } else {
+      return Multiply(a, b);
+    }
+  }
+  CUZK_HD friend MontField32 operator*(const MontField32& a, const MontField32& b) { return Multiply(a, b); }
   CUZK_HD MontField32& operator+=(const MontField32& o) { return *this = *this + o; }
   CUZK_HD MontField32& operator-=(const MontField32& o) { return *this = *this - o; }
-  CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Mul(*this, o); }
+  CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Multiply(*this, o); }
   CUZK_HD MontField32 Double() const { return *this + *this; }
-  CUZK_HD MontField32 Square() const { return Mul(*this, *this); }
+  CUZK_HD MontField32 Square() const { return Multiply(*this, *this); }
   // a^(p-2) = a^-1 by Fermat (0 maps to 0): 32 N squarings and about half as
   // many multiplications (Fp: ~576 in all). For the rare inversions on the
   // device (one per batch of points made affine), not for hot loops.
@@ -203,7 +230,7 @@ class MontField32 {
       const uint32_t e = ModMinusTwo(i);
       for (int bit = 31; bit >= 0; --bit) {
         r = r.Square();
-        if ((e >> bit) & 1) r = Mul(r, *this);
+        if ((e >> bit) & 1) r = Multiply(r, *this);
       }
     }
     return r;
@@ -271,6 +298,56 @@ class MontField32 {
     CUZK_UNROLL
     for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
     r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
+    r.SubtractModulusIfGe();
+    return r;
+  }
+
+  // t R^-1 mod p, fully reduced, for a double-width t < p^2 (the product of
+  // two reduced elements; MulDfma's). With t = L + H 2^(32N), Montgomery's
+  // (t + M p) / R is H + (L + M p) / R, and M depends on L alone, so the N
+  // reduction rows run on L in Mul's even/odd accumulators (whose chains
+  // become 64-bit multiply-adds, half the instructions of separate low and
+  // high chains) and H is added once at the end: (L + M p) / R <= p and
+  // H < p^2 / R < p, so one conditional subtraction finishes.
+  CUZK_HD static MontField32 ReduceWide(const uint32_t (&t)[2 * kLimbs]) {
+    constexpr int N = kLimbs;
+    uint32_t x[N + 1], y[N];
+    CUZK_UNROLL
+    for (int k = 0; k < N; ++k) x[k] = t[k], y[k] = 0;
+    x[N] = 0;
+    ReduceEvenOdd(x, y);
+    CUZK_UNROLL
+    for (int i = 1; i < N; ++i) {
+      // Mul's shift by one limb without a row of products:
+      // T / 2^32 = (y + x_1) + 2^32 (x_2 .. x_N).
+      uint32_t nx[N + 1], ny[N];
+      // x < 2^(32N) + p + 2^32 p here, so x_N < 2^31 (Fr and Fp): the chain
+      // ends there without a carry and the new odd accumulator's top limb is 0.
+      nx[0] = ptx::AddCc(y[0], x[1]);
+      CUZK_UNROLL
+      for (int j = 0; j < N - 2; ++j) ny[j] = ptx::AddcCc(x[j + 2], 0);
+      ny[N - 2] = ptx::Addc(x[N], 0);
+      ny[N - 1] = 0;
+      CUZK_UNROLL
+      for (int k = 1; k < N; ++k) nx[k] = y[k];
+      nx[N] = 0;
+      CUZK_UNROLL
+      for (int k = 0; k <= N; ++k) x[k] = nx[k];
+      CUZK_UNROLL
+      for (int k = 0; k < N; ++k) y[k] = ny[k];
+      ReduceEvenOdd(x, y);
+    }
+    // (L + M p) / R = y + x / 2^32 (x_0 = 0), plus H.
+    uint32_t s[N];
+    s[0] = ptx::AddCc(y[0], x[1]);
+    CUZK_UNROLL
+    for (int k = 1; k < N - 1; ++k) s[k] = ptx::AddcCc(y[k], x[k + 1]);
+    s[N - 1] = ptx::Addc(y[N - 1], x[N]);
+    MontField32 r;
+    r.l_[0] = ptx::AddCc(s[0], t[N]);
+    CUZK_UNROLL
+    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(s[k], t[N + k]);
+    r.l_[N - 1] = ptx::Addc(s[N - 1], t[2 * N - 1]);
     r.SubtractModulusIfGe();
     return r;
   }

@@ -20,8 +20,14 @@ constexpr unsigned kPointBlock = 128;
 
 unsigned Blocks(size_t threads, unsigned block) { return unsigned((threads + block - 1) / block); }
 
+// The FpDfma and FpBoth XYZZ accumulations want a few more registers than
+// Fp's (172 against 164), which leaves 2 blocks an SM instead of 3 and made
+// FpDfma's 2.4x slower (session 11 call 1): capped at 3 blocks (<= 168).
 template <class F>
-__global__ void __launch_bounds__(kPointBlock)
+constexpr int kAccumulateMinBlocks = std::is_same_v<F, Fp> ? 1 : 3;
+
+template <class F>
+__global__ void __launch_bounds__(kPointBlock, kAccumulateMinBlocks<F>)
     AccumulateKernel(size_t chunks, size_t chunk, size_t m, uint32_t sentinel, const uint32_t* keys,
                      const uint32_t* vals, const AffinePoint<F>* bases, XyzzPoint<F>* buckets, XyzzPoint<F>* partials,
                      uint32_t* partial_keys) {

@@ -8,6 +8,7 @@
 #include "cuda/ff/fp2.hpp"
 #include "cuda/ff/fr.hpp"
 #include "cuda/ff/inverse_by.hpp"
+#include "cuda/ff/mul_dfma.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::cuda {
@@ -15,7 +16,7 @@ namespace {
 
 template <class F>
 class FieldEmulationTest : public ::testing::Test {};
-using Fields = ::testing::Types<Fr, Fp>;
+using Fields = ::testing::Types<Fr, Fp, FpDfma, FpBoth>;
 TYPED_TEST_SUITE(FieldEmulationTest, Fields);
 
 // Values that stress carries and the final subtraction: 0, 1, p - 1, p - 2,
@@ -50,6 +51,7 @@ TYPED_TEST(FieldEmulationTest, OperationsMatchHostOnEdgeValues) {
       F da = F::FromHost(a), db = F::FromHost(b);
       EXPECT_EQ((da * db).ToHost(), a * b) << a.ToHex() << " * " << b.ToHex();
       EXPECT_EQ(F::MulSeparateChains(da, db).ToHost(), a * b) << a.ToHex() << " * " << b.ToHex();
+      EXPECT_EQ(MulDfma(da, db).ToHost(), a * b) << a.ToHex() << " * " << b.ToHex();
       EXPECT_EQ((da + db).ToHost(), a + b) << a.ToHex() << " + " << b.ToHex();
       EXPECT_EQ((da - db).ToHost(), a - b) << a.ToHex() << " - " << b.ToHex();
     }
@@ -66,10 +68,38 @@ TYPED_TEST(FieldEmulationTest, OperationsMatchHostOnRandomValues) {
     F da = F::FromHost(a), db = F::FromHost(b);
     ASSERT_EQ((da * db).ToHost(), a * b) << a.ToHex() << " * " << b.ToHex();
     ASSERT_EQ(F::MulSeparateChains(da, db).ToHost(), a * b) << a.ToHex() << " * " << b.ToHex();
+    ASSERT_EQ(MulDfma(da, db), F::Mul(da, db)) << a.ToHex() << " * " << b.ToHex();
     ASSERT_EQ((da + db).ToHost(), a + b) << a.ToHex() << " + " << b.ToHex();
     ASSERT_EQ((da - db).ToHost(), a - b) << a.ToHex() << " - " << b.ToHex();
     ASSERT_EQ((-da).ToHost(), -a) << a.ToHex();
     ASSERT_EQ(da.Square().ToHost(), a.Square()) << a.ToHex();
+  }
+}
+
+// MulDfma's bounds are tightest for the largest limbs: every 48-bit limb of
+// both operands at its maximum that stays below p (p - 1 and values just under
+// it), and operands whose 48-bit limbs are all ones or all zeros in turn.
+TYPED_TEST(FieldEmulationTest, MulDfmaMatchesMulOnLargeLimbs) {
+  using F = TypeParam;
+  using H = typename F::Host;
+  auto rng = test::SeededRng();
+  std::vector<F> values;
+  for (uint64_t k = 1; k <= 64; ++k) values.push_back(F::FromHost(-H::FromUint64(k)));
+  for (int pattern = 0; pattern < 64; ++pattern) {
+    // 48-bit limbs set to all ones where `pattern` has a bit, zero elsewhere,
+    // taken as Montgomery limbs as they are.
+    typename H::LimbArray limbs{};
+    for (int bit = 0; bit < 64 * int(limbs.size()); ++bit) {
+      if ((pattern >> ((bit / 48) % 6)) & 1) limbs[bit / 64] |= uint64_t(1) << (bit % 64);
+    }
+    limbs.back() &= (uint64_t(1) << 60) - 1;  // below 2^(64 L - 4), which is below p for both fields
+    values.push_back(F::FromHost(H::FromMontgomery(limbs)));
+  }
+  for (int i = 0; i < 64; ++i) values.push_back(F::FromHost(H::Random(rng)));
+  for (const F& a : values) {
+    for (const F& b : values) {
+      ASSERT_EQ(MulDfma(a, b), F::Mul(a, b)) << a.ToHost().ToHex() << " * " << b.ToHost().ToHex();
+    }
   }
 }
 

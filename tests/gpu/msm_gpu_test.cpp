@@ -289,6 +289,46 @@ TEST_F(MsmGpuTest, BatchedAffineAccumulationMatchesCpu) {
   }
 }
 
+// The XYZZ accumulation on FpDfma and FpBoth (MsmGpuOptions::dfma: limb
+// products on the FP64 pipe) against the CPU MSM, on random, skewed and edge
+// inputs (P + P and P + (-P) in a bucket).
+TEST_F(MsmGpuTest, DfmaAccumulationMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
+  std::vector<ff::Fr> skewed(kMaxN);
+  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
+  const ec::G1Affine p = (*bases_)[0], q = (*bases_)[1];
+  std::vector<ec::G1Affine> edge_bases;
+  std::vector<ff::Fr> edge_scalars;
+  for (int rep = 0; rep < 200; ++rep) {
+    for (const ec::G1Affine& b : {p, p, -p, q, ec::G1Affine::Infinity(), -q, q}) {
+      edge_bases.push_back(b), edge_scalars.push_back(ff::Fr::FromUint64(3 + rep % 2));
+    }
+  }
+  const G1DeviceBases edge_dev(edge_bases);
+  const struct { int dfma, batch; } cases[] = {{1, 0}, {1, -1}, {2, 0}, {2, -1}};
+  for (const auto& c : cases) {
+    const std::string what = "dfma " + std::to_string(c.dfma) + ", batch " + std::to_string(c.batch);
+    ExpectMatchesCpu(*device_bases_, *bases_, random, {.batch = c.batch, .dfma = c.dfma}, what + " random");
+    ExpectMatchesCpu(*device_bases_, *bases_, skewed, {.chunk = 1, .batch = c.batch, .dfma = c.dfma},
+                     what + " skewed, chunk 1");
+    ExpectMatchesCpu(edge_dev, edge_bases, edge_scalars,
+                     {.window_bits = 5, .chunk = 2, .batch = c.batch, .dfma = c.dfma}, what + " edge");
+  }
+  G1Msm msm;
+  MsmGpuTimings t;
+  msm.Run(*device_bases_, random.data(), 1000, {.dfma = 2}, &t);
+  EXPECT_EQ(t.dfma, 2);
+  EXPECT_EQ(t.batch, 0u);
+  for (int bad : {-1, 3}) {
+    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.dfma = bad}), std::invalid_argument) << bad;
+  }
+  for (int dfma : {1, 2}) {
+    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.batch = 32, .dfma = dfma}), std::invalid_argument);
+  }
+}
+
 TEST_F(MsmGpuTest, BadArgumentsAreRejected) {
   CUZK_REQUIRE_GPU();
   std::vector<ff::Fr> scalars(kMaxN + 1, ff::Fr::One());
@@ -339,6 +379,7 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   }
   // No batched affine accumulation for G2 (slower there): refused by name.
   EXPECT_THROW(msm.Run(device, k.data(), kN, {.batch = 16}), std::invalid_argument);
+  EXPECT_THROW(msm.Run(device, k.data(), kN, {.dfma = 1}), std::invalid_argument);
   msm::DensityBitmap density(kN);
   for (size_t i = 0; i < kN; ++i) density.Set(i, rng() % 3 != 0);
   const std::span<const ec::G2Affine> used = std::span(bases).first(density.Count());

@@ -21,10 +21,11 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
   const struct {
     cuda::FieldOp op;
     const char* name;
-  } ops[] = {{cuda::FieldOp::kMul, "mul"},       {cuda::FieldOp::kAdd, "add"},
-             {cuda::FieldOp::kSub, "sub"},       {cuda::FieldOp::kNeg, "neg"},
-             {cuda::FieldOp::kSquare, "square"}, {cuda::FieldOp::kMulSeparateChains, "mul-sc"},
-             {cuda::FieldOp::kInverse, "inv"},   {cuda::FieldOp::kInverseVar, "inv-by"}};
+  } ops[] = {{cuda::FieldOp::kMul, "mul"},         {cuda::FieldOp::kAdd, "add"},
+             {cuda::FieldOp::kSub, "sub"},         {cuda::FieldOp::kNeg, "neg"},
+             {cuda::FieldOp::kSquare, "square"},   {cuda::FieldOp::kMulSeparateChains, "mul-sc"},
+             {cuda::FieldOp::kInverse, "inv"},     {cuda::FieldOp::kInverseVar, "inv-by"},
+             {cuda::FieldOp::kMulDfma, "mul-dfma"}};
   for (const auto& o : ops) {
     cuda::ElementwiseOnDevice(o.op, a, b, got);
     size_t bad = 0;
@@ -37,11 +38,13 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
           bad += got[i] * a[i] != H::One();
         continue;
       }
-      H want = (o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains) ? a[i] * b[i]
-               : o.op == cuda::FieldOp::kAdd                                              ? a[i] + b[i]
-               : o.op == cuda::FieldOp::kSub                                              ? a[i] - b[i]
-               : o.op == cuda::FieldOp::kNeg                                              ? -a[i]
-                                                                                          : a[i].Square();
+      const bool mul =
+          o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains || o.op == cuda::FieldOp::kMulDfma;
+      H want = mul                           ? a[i] * b[i]
+               : o.op == cuda::FieldOp::kAdd ? a[i] + b[i]
+               : o.op == cuda::FieldOp::kSub ? a[i] - b[i]
+               : o.op == cuda::FieldOp::kNeg ? -a[i]
+                                             : a[i].Square();
       bad += got[i] != want;
     }
     std::printf("field check %s %-6s n=%zu: %s (%zu mismatches)\n", name, o.name, n, bad ? "FAIL" : "PASS", bad);
@@ -63,21 +66,35 @@ int RunField(const Args& args) {
   // IMAD ceiling: 64 per SM per clock; clock from the anchors (1.98 GHz) as we
   // cannot read the running clock portably.
   const double imad_per_s = sms * 64.0 * 1.98e9;
-  for (bool separate : {false, true}) {
+  // The percentages are of what the integer pipe alone allows at Mul's
+  // multiply-add count; the dfma row can pass 100% (its products are FP64).
+  const struct {
+    cuda::MulKind kind;
+    const char* name;
+  } kinds[] = {{cuda::MulKind::kEvenOdd, "even-odd"},
+               {cuda::MulKind::kSeparateChains, "separate-chains"},
+               {cuda::MulKind::kDfma, "dfma"}};
+  for (const auto& k : kinds) {
     for (uint32_t threads : {128u, 256u}) {
-      auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5, separate);
-      auto fp = cuda::MeasureFpMulThroughput(sms * 8, threads, 512, 5, separate);
+      auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5, k.kind);
+      auto fp = cuda::MeasureFpMulThroughput(sms * 8, threads, 512, 5, k.kind);
       std::printf(
           "mul throughput %-15s (%u SMs x 8 blocks x %u threads, 4 chains): Fr %.2f G/s (%.0f%% of %.1f T "
           "IMAD/s at 264/mul), Fp %.2f G/s (%.0f%% at 588/mul)\n",
-          separate ? "separate-chains" : "even-odd", sms, threads, fr.mults_per_second / 1e9,
-          100 * fr.mults_per_second * 264 / imad_per_s, imad_per_s / 1e12, fp.mults_per_second / 1e9,
-          100 * fp.mults_per_second * 588 / imad_per_s);
+          k.name, sms, threads, fr.mults_per_second / 1e9, 100 * fr.mults_per_second * 264 / imad_per_s,
+          imad_per_s / 1e12, fp.mults_per_second / 1e9, 100 * fp.mults_per_second * 588 / imad_per_s);
     }
+  }
+  for (uint32_t threads : {128u, 256u}) {
+    const auto d = cuda::MeasureDfmaThroughput(sms * 8, threads, 4096, 5);
+    std::printf(
+        "dfma throughput (%u SMs x 8 blocks x %u threads, 8 chains): %.2f T DFMA/s = %.1f a clock an SM at "
+        "1.98 GHz\n",
+        sms, threads, d.mults_per_second / 1e12, d.mults_per_second / (sms * 1.98e9));
   }
   // One safegcd inversion in Fp multiplications (the batched affine MSM
   // pays one per step of a thread's batch).
-  const auto fp_mul = cuda::MeasureFpMulThroughput(sms * 8, 128, 512, 5, false);
+  const auto fp_mul = cuda::MeasureFpMulThroughput(sms * 8, 128, 512, 5);
   for (uint32_t threads : {64u, 128u}) {
     const auto inv = cuda::MeasureFpInverseThroughput(sms * 8, threads, 64, 5);
     std::printf("Fp safegcd inversion throughput (%u SMs x 8 blocks x %u threads): %.3f G/s = %.1f Fp mults each\n",
