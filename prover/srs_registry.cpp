@@ -216,6 +216,17 @@ SrsRegistry::Lease SrsRegistry::Acquire(const std::string& circuit_id) {
 }
 
 std::shared_ptr<const LoadedParams> SrsRegistry::Load(Entry& entry, double* load_ms) {
+  // A job that finds its set not loaded (no srs.preload) asks from a
+  // synthesis thread, whose lowered priority (PipelineConfig::synthesis_nice)
+  // the load's reading threads would inherit, under the first proof's other
+  // work. The load is that proof's critical path: it runs at the launcher's.
+  if (util::ThisThreadNice() > launcher_.nice()) {
+    return launcher_.Run([&] { return LoadHere(entry, load_ms); });
+  }
+  return LoadHere(entry, load_ms);
+}
+
+std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* load_ms) {
   const auto t0 = std::chrono::steady_clock::now();
   absl::MutexLock load_lock(&entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();

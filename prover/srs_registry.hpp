@@ -36,6 +36,7 @@
 #include "engine/groth16/types.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/compiled_circuit.hpp"
+#include "engine/util/thread_priority.hpp"
 #include "memory/budget.hpp"
 #include "prover/srs_image_cache.hpp"
 
@@ -253,7 +254,10 @@ class SrsRegistry {
 
  private:
   std::shared_ptr<Entry> EntryFor(const std::string& circuit_id);
+  // Loads the set or waits for its load. From a thread at a lowered priority
+  // (a job's synthesis thread), on one of launcher_'s threads instead.
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
+  std::shared_ptr<const LoadedParams> LoadHere(Entry& entry, double* load_ms);
   // The load straight to the GPUs (SetKeyToDevices) into `fresh`: false
   // (logged where it is not a plain miss) leaves `fresh` for the usual load.
   bool LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);
@@ -284,6 +288,9 @@ class SrsRegistry {
     OnUnloaded on_unloaded ABSL_GUARDED_BY(mu);
   };
   std::shared_ptr<Unloader> unloader_ = std::make_shared<Unloader>();
+  // Made with the registry, at the daemon's priority: the threads a lowered
+  // caller's load runs on (Load).
+  util::ThreadLauncher launcher_;
   SrsImageCache images_;  // last: its writers are stopped before anything else goes
 };
 

@@ -18,7 +18,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <type_traits>
@@ -65,5 +70,99 @@ auto RunAtLowPriority(int steps, F&& f) -> std::invoke_result_t<F&> {
   if (error) std::rethrow_exception(error);
   if constexpr (!std::is_void_v<R>) return std::move(*result);
 }
+
+// Threads at the priority of whoever made the launcher. A lowered thread
+// cannot raise itself or make a thread above itself (nice values are
+// inherited and an unprivileged thread cannot take them back), so work that
+// must not run at its caller's low priority asks a launcher made earlier at
+// normal priority: its one thread makes the threads, the caller waits.
+// SrsRegistry loads a set through it, since a job's first partition asks for
+// the set from a synthesis thread (PipelineConfig::synthesis_nice) and the
+// load, with its 16 reading threads, is the first proof's critical path.
+class ThreadLauncher {
+ public:
+  ThreadLauncher() : nice_(ThisThreadNice()), launcher_([this] { Serve(); }) {}
+  ~ThreadLauncher() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    launcher_.join();
+  }
+  ThreadLauncher(const ThreadLauncher&) = delete;
+  ThreadLauncher& operator=(const ThreadLauncher&) = delete;
+
+  // The nice value of the threads it makes.
+  int nice() const { return nice_; }
+
+  // f() on a new thread made at nice(), waited for: its result returned, its
+  // exception rethrown here. Called from a thread at nice() or above (less
+  // urgent) it is the same as a thread of its own.
+  template <class F>
+  auto Run(F&& f) -> std::invoke_result_t<F&> {
+    using R = std::invoke_result_t<F&>;
+    std::exception_ptr error;
+    std::conditional_t<std::is_void_v<R>, bool, std::optional<R>> result{};
+    std::function<void()> body = [&] {
+      try {
+        if constexpr (std::is_void_v<R>) {
+          f();
+        } else {
+          result.emplace(f());
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+    };
+    std::thread worker = Launch(std::move(body));
+    worker.join();
+    if (error) std::rethrow_exception(error);
+    if constexpr (!std::is_void_v<R>) return std::move(*result);
+  }
+
+ private:
+  struct Request {
+    std::function<void()> body;
+    std::promise<std::thread> made;
+  };
+
+  // A thread made by the launcher's thread (so at its priority) running body.
+  // A refused thread creation comes back as its std::system_error.
+  std::thread Launch(std::function<void()> body) {
+    Request request{std::move(body), {}};
+    std::future<std::thread> made = request.made.get_future();
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(&request);
+    }
+    cv_.notify_all();
+    return made.get();
+  }
+
+  void Serve() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing pending
+      Request* request = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      try {
+        request->made.set_value(std::thread(std::move(request->body)));
+      } catch (...) {
+        request->made.set_exception(std::current_exception());
+      }
+      lock.lock();
+    }
+  }
+
+  const int nice_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Request*> queue_;  // owned by the callers waiting in Launch
+  bool stop_ = false;
+  std::thread launcher_;  // last: Serve uses the members above
+};
 
 }  // namespace cuzk::util

@@ -11,6 +11,8 @@
 //     written: the release waits for the writer (the images read back equal
 //     to a fresh decode), then the set's held bytes and its budget charge
 //     shrink by what was given back.
+//   - A load asked for from a thread at a lowered priority (a job's
+//     synthesis thread) runs at the registry's priority.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@
 
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/filecoin/sector_shape.hpp"
+#include "engine/util/thread_priority.hpp"
 #include "memory/budget.hpp"
 #include "prover/host_copy.hpp"
 #include "prover/srs_registry.hpp"
@@ -240,6 +243,33 @@ TEST(HostCopy, EvictDuringALoadIsRefusedAtOnce) {
   srs.SetOnLoaded(nullptr);
   ASSERT_TRUE(load_running_at_call) << "the load never reached its end (load lock held): " << load_error;
   EXPECT_LT(ms, 500.0) << "EvictSRS waited for the load";
+}
+
+// A job that finds its set not loaded asks for it from a synthesis thread,
+// whose priority is lowered (PipelineConfig::synthesis_nice): the load (and
+// its reading threads, which would inherit that) runs at the registry's own
+// priority instead, the caller's stays as it was.
+TEST(HostCopy, ALoweredCallersLoadRunsAtTheRegistrysPriority) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  const int base = util::ThisThreadNice();
+  bool can_lower = false;
+  std::thread([&] { can_lower = util::LowerThisThreadPriority(1); }).join();
+  if (!can_lower || base > 19 - 10) GTEST_SKIP() << "cannot lower a thread's priority here (nice " << base << ")";
+  SrsRegistry srs(ParamDir(), 0);
+  int load_nice = -100;  // the load hook runs on the loading thread
+  srs.SetOnLoaded(
+      [&](const std::string&, const std::shared_ptr<const LoadedParams>&) { load_nice = util::ThisThreadNice(); });
+  int caller_before = -100, caller_after = -100;
+  util::RunAtLowPriority(10, [&] {
+    caller_before = util::ThisThreadNice();
+    SrsRegistry::Lease lease = srs.Acquire("snap-2k");
+    EXPECT_NE(lease.Get(nullptr), nullptr);
+    caller_after = util::ThisThreadNice();
+  });
+  srs.SetOnLoaded(nullptr);
+  EXPECT_EQ(caller_before, base + 10);
+  EXPECT_EQ(load_nice, base) << "the load ran at the caller's lowered priority";
+  EXPECT_EQ(caller_after, base + 10);
 }
 
 }  // namespace
