@@ -11,7 +11,7 @@ static_assert(sizeof(Fp) == sizeof(ff::Fp) && sizeof(Fp) == 48);
 
 // The same field with other multiplications (MulPipes): same bytes as Fp, so
 // a buffer of one is a buffer of the other. The G1 MSM's bucket accumulation
-// can run on them (MsmGpuOptions::dfma).
+// can run on them (MsmGpuOptions::mul_pipes).
 //  - FpDfma: every product's limb products on the FP64 pipe (MulDfma);
 //  - FpBoth: Mul, and MulDfma where a formula asks for the other pipe.
 using FpDfma = MontField32<ff::FpParams, MulPipes::kFp64>;

@@ -31,7 +31,7 @@
 //
 // Measured on the H200 (session 11): MulDfma is 0.87x of Mul's throughput in
 // `cuzk-gpu-bench field`, and the MSM's bucket accumulation is slower with it
-// (MsmGpuOptions::dfma). Both pipes then run at a third to a half of their
+// (MsmGpuOptions::mul_pipes). Both pipes then run at a third to a half of their
 // peak: the multiplication's carry chains and FP64 latencies are not hidden
 // by the 2-3 warps a scheduler that its registers allow. Kept, tested and
 // off by default as the base for that work (docs/perf/msm-next.md).

@@ -4,7 +4,7 @@
 
 namespace cuzk::cuda::pippenger {
 CUZK_INSTANTIATE_MSM_POINT_KERNELS(Fp);
-// MsmGpuOptions::dfma: the XYZZ bucket accumulation on FpDfma or FpBoth (the
+// MsmGpuOptions::mul_pipes: the XYZZ bucket accumulation on FpDfma or FpBoth (the
 // rest of the MSM stays on Fp).
 template void LaunchAccumulate<FpDfma>(size_t, size_t, size_t, uint32_t, const uint32_t*, const uint32_t*,
                                        const AffinePoint<FpDfma>*, XyzzPoint<FpDfma>*, XyzzPoint<FpDfma>*, uint32_t*,

@@ -81,13 +81,14 @@ struct MsmGpuOptions {
   // inversion per step (~6M + 33M / batch each; msm_steps.hpp,
   // AccumulateBatchedStep). -1: chosen by pippenger::DefaultBatch.
   int batch = -1;
-  // The G1 XYZZ accumulation's multiplications (same results, other pipes;
-  // timed in `cuzk-gpu-bench msm --dfma 0,1,2`): 0: Mul (integer pipe);
-  // 1: MulDfma, the limb products on the FP64 pipe (FpDfma); 2: both,
-  // MulDfma for 4 of a mixed addition's 10 products (FpBoth). 1 and 2 are
-  // slower on the H200 (docs/perf/gpu.md, session 11): kept off, for the
-  // kernel work in docs/perf/msm-next.md. With 1 or 2 the default batch is 0.
-  int dfma = 0;
+  // The pipes of the G1 XYZZ accumulation's multiplications (same results;
+  // timed in `cuzk-gpu-bench msm --dfma 0,1,2`, the MulPipes values):
+  // kInteger: Mul; kFp64: MulDfma, the limb products on the FP64 pipe
+  // (FpDfma); kBoth: MulDfma for 4 of a mixed addition's 10 products (FpBoth).
+  // kFp64 and kBoth are slower on the H200 (docs/perf/gpu.md, session 11):
+  // kept off, for the kernel work in docs/perf/msm-next.md. With either, the
+  // default batch is 0 (they have no batched accumulation).
+  MulPipes mul_pipes = MulPipes::kInteger;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -102,10 +103,10 @@ struct MsmGpuTimings {
   float host_ms = 0;        // window combination on the host (wall clock)
   uint32_t window_bits = 0;
   size_t chunk = 0;
-  uint32_t batch = 0;  // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
-  int dfma = 0;        // MsmGpuOptions::dfma as used
-  size_t ones = 0;     // scalars summed by the split
-  size_t tail = 0;     // scalars >= 2 (the tail MSM)
+  uint32_t batch = 0;                       // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
+  MulPipes mul_pipes = MulPipes::kInteger;  // as used
+  size_t ones = 0;                          // scalars summed by the split
+  size_t tail = 0;                          // scalars >= 2 (the tail MSM)
   // Streamed calls: the stage times above and the counts are sums over the
   // slices; staging_wait_ms is the host time converting bases into pinned
   // staging that the sums did not hide (the waits for the next slice; the
@@ -189,7 +190,7 @@ class Msm {
                    const uint64_t* words, const uint32_t* slice_ranks, const MsmGpuOptions& options,
                    MsmGpuTimings* timings);
   // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
-  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, int dfma,
+  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
                const pippenger::Layout& layout, const uint64_t* words, const uint32_t* ranks);
 
   Stream stream_;

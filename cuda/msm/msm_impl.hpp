@@ -296,10 +296,15 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
                                 ", got " + std::to_string(options.batch));
   }
   if (options.batch < -1) throw std::invalid_argument("GPU Msm: batch must be >= -1");
-  if (options.dfma != 0 && !kG1) throw std::invalid_argument("GPU Msm: dfma is built for G1 only");
-  if (options.dfma < 0 || options.dfma > 2) throw std::invalid_argument("GPU Msm: dfma must be 0, 1 or 2");
-  if (options.dfma != 0 && options.batch > 1) {
-    throw std::invalid_argument("GPU Msm: dfma is built for the XYZZ accumulation (batch 0 or 1)");
+  const bool fp64 = options.mul_pipes != MulPipes::kInteger;
+  if (options.mul_pipes != MulPipes::kInteger && options.mul_pipes != MulPipes::kFp64 &&
+      options.mul_pipes != MulPipes::kBoth) {
+    throw std::invalid_argument("GPU Msm: mul_pipes must be kInteger, kFp64 or kBoth");
+  }
+  if (fp64 && !kG1) throw std::invalid_argument("GPU Msm: FP64 multiplication pipes are built for G1 only");
+  if (fp64 && options.batch > 1) {
+    throw std::invalid_argument(
+        "GPU Msm: FP64 multiplication pipes are built for the XYZZ accumulation (batch 0 or 1)");
   }
   cudaStream_t s = stream_;
 
@@ -334,14 +339,14 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const size_t m =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
-  // dfma has only the XYZZ accumulation: the default batch is 0 there.
-  const uint32_t batch = options.batch < 0   ? (options.dfma != 0 ? 0 : pippenger::DefaultBatch(m, kG1))
+  // The FP64 pipes have only the XYZZ accumulation: the default batch is 0 there.
+  const uint32_t batch = options.batch < 0   ? (fp64 ? 0 : pippenger::DefaultBatch(m, kG1))
                          : options.batch > 1 ? options.batch
                                              : 0;
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
                                      : pippenger::DefaultChunk(std::max<size_t>(m, 1));
-  if (m > 0) RunTail(bases, n, m, chunk, batch, options.dfma, layout, words, ranks);
+  if (m > 0) RunTail(bases, n, m, chunk, batch, options.mul_pipes, layout, words, ranks);
   events_[5].Record(s);
   events_[5].Synchronize();
   events_[7].Synchronize();
@@ -370,7 +375,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     timings->window_bits = layout.window_bits;
     timings->chunk = chunk;
     timings->batch = batch;
-    timings->dfma = options.dfma;
+    timings->mul_pipes = options.mul_pipes;
     timings->ones = last_ones_;
     timings->tail = n_big;
   }
@@ -378,7 +383,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 }
 
 template <class Curve>
-void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, int dfma,
+void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
                          const pippenger::Layout& layout, const uint64_t* words, const uint32_t* ranks) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
@@ -402,7 +407,7 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, u
   Reserve(partials_, chunks);
   Reserve(partial_keys_, chunks);
   CUZK_CUDA_CHECK(cudaMemsetAsync(buckets_.data(), 0, bucket_count * sizeof(XyzzPoint<Field>), s));
-  if (dfma) {
+  if (mul_pipes != MulPipes::kInteger) {
     if constexpr (std::is_same_v<Field, Fp>) {
       // FpDfma and FpBoth have Fp's bytes: the same buffers, other
       // multiplications (batch is 0: checked above).
@@ -413,7 +418,7 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, u
         pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], dbases,
                                     dbuckets, dpartials, partial_keys_.data(), s);
       };
-      if (dfma == 1) {
+      if (mul_pipes == MulPipes::kFp64) {
         launch.template operator()<FpDfma>();
       } else {
         launch.template operator()<FpBoth>();

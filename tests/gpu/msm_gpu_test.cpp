@@ -289,7 +289,7 @@ TEST_F(MsmGpuTest, BatchedAffineAccumulationMatchesCpu) {
   }
 }
 
-// The XYZZ accumulation on FpDfma and FpBoth (MsmGpuOptions::dfma: limb
+// The XYZZ accumulation on FpDfma and FpBoth (MsmGpuOptions::mul_pipes: limb
 // products on the FP64 pipe) against the CPU MSM, on random, skewed and edge
 // inputs (P + P and P + (-P) in a bucket).
 TEST_F(MsmGpuTest, DfmaAccumulationMatchesCpu) {
@@ -307,25 +307,29 @@ TEST_F(MsmGpuTest, DfmaAccumulationMatchesCpu) {
     }
   }
   const G1DeviceBases edge_dev(edge_bases);
-  const struct { int dfma, batch; } cases[] = {{1, 0}, {1, -1}, {2, 0}, {2, -1}};
+  const struct {
+    MulPipes pipes;
+    int batch;
+  } cases[] = {{MulPipes::kFp64, 0}, {MulPipes::kFp64, -1}, {MulPipes::kBoth, 0}, {MulPipes::kBoth, -1}};
   for (const auto& c : cases) {
-    const std::string what = "dfma " + std::to_string(c.dfma) + ", batch " + std::to_string(c.batch);
-    ExpectMatchesCpu(*device_bases_, *bases_, random, {.batch = c.batch, .dfma = c.dfma}, what + " random");
-    ExpectMatchesCpu(*device_bases_, *bases_, skewed, {.chunk = 1, .batch = c.batch, .dfma = c.dfma},
+    const std::string what = "pipes " + std::to_string(int(c.pipes)) + ", batch " + std::to_string(c.batch);
+    ExpectMatchesCpu(*device_bases_, *bases_, random, {.batch = c.batch, .mul_pipes = c.pipes}, what + " random");
+    ExpectMatchesCpu(*device_bases_, *bases_, skewed, {.chunk = 1, .batch = c.batch, .mul_pipes = c.pipes},
                      what + " skewed, chunk 1");
     ExpectMatchesCpu(edge_dev, edge_bases, edge_scalars,
-                     {.window_bits = 5, .chunk = 2, .batch = c.batch, .dfma = c.dfma}, what + " edge");
+                     {.window_bits = 5, .chunk = 2, .batch = c.batch, .mul_pipes = c.pipes}, what + " edge");
   }
   G1Msm msm;
   MsmGpuTimings t;
-  msm.Run(*device_bases_, random.data(), 1000, {.dfma = 2}, &t);
-  EXPECT_EQ(t.dfma, 2);
+  msm.Run(*device_bases_, random.data(), 1000, {.mul_pipes = MulPipes::kBoth}, &t);
+  EXPECT_EQ(t.mul_pipes, MulPipes::kBoth);
   EXPECT_EQ(t.batch, 0u);
   for (int bad : {-1, 3}) {
-    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.dfma = bad}), std::invalid_argument) << bad;
+    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.mul_pipes = MulPipes(bad)}), std::invalid_argument)
+        << bad;
   }
-  for (int dfma : {1, 2}) {
-    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.batch = 32, .dfma = dfma}), std::invalid_argument);
+  for (MulPipes pipes : {MulPipes::kFp64, MulPipes::kBoth}) {
+    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.batch = 32, .mul_pipes = pipes}), std::invalid_argument);
   }
 }
 
@@ -379,7 +383,7 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   }
   // No batched affine accumulation for G2 (slower there): refused by name.
   EXPECT_THROW(msm.Run(device, k.data(), kN, {.batch = 16}), std::invalid_argument);
-  EXPECT_THROW(msm.Run(device, k.data(), kN, {.dfma = 1}), std::invalid_argument);
+  EXPECT_THROW(msm.Run(device, k.data(), kN, {.mul_pipes = MulPipes::kFp64}), std::invalid_argument);
   msm::DensityBitmap density(kN);
   for (size_t i = 0; i < kN; ++i) density.Set(i, rng() % 3 != 0);
   const std::span<const ec::G2Affine> used = std::span(bases).first(density.Count());

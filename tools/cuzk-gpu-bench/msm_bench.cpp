@@ -139,7 +139,7 @@ struct Row {
   size_t chunk = 0;
   bool split = true;
   int batch = -1;
-  int dfma = 0;
+  int dfma = 0;  // MsmGpuOptions::mul_pipes as a number
   Stats total;
   Stats streamed;  // --streamed 1: the same call with the bases streamed from host memory
   float streamed_wait_ms = 0;
@@ -163,7 +163,8 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     std::stringstream list(args.Get("batch", "-1"));
     for (std::string item; std::getline(list, item, ',');) batches.push_back(std::stoi(item));
   }
-  // The G1 accumulation's multiplications (MsmGpuOptions::dfma): 0 Mul, 1 MulDfma, 2 both; "0,1,2" times all.
+  // The G1 accumulation's multiplication pipes (MsmGpuOptions::mul_pipes, the
+  // MulPipes values): 0 integer (Mul), 1 FP64 (MulDfma), 2 both; "0,1,2" times all.
   const std::vector<unsigned> dfmas = args.GetList("dfma", "0");
   // 1: also time Msm::RunStreamed (bases left in host memory, sliced through pinned staging).
   const bool streamed = args.GetInt("streamed", 0) != 0;
@@ -242,8 +243,11 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
             row.split = split != 0;
             row.batch = batch;
             row.dfma = int(dfma);
-            const cuda::MsmGpuOptions options{
-                .window_bits = w, .chunk = chunk, .split_ones = split != 0, .batch = batch, .dfma = int(dfma)};
+            const cuda::MsmGpuOptions options{.window_bits = w,
+                                              .chunk = chunk,
+                                              .split_ones = split != 0,
+                                              .batch = batch,
+                                              .mul_pipes = cuda::MulPipes(dfma)};
             std::vector<double> ms;
             std::vector<cuda::MsmGpuTimings> stages;
             Affine got;
