@@ -5,7 +5,10 @@
 //
 //   Synthesize  the parameters (SrsRegistry lease, loaded on first use: the
 //               wait is reported as the stage's input_wait_ms), the witness
-//               and a/b/c (groth16::PrepareProverInput, which checks every row)
+//               and a/b/c (groth16::PrepareProverInput, which checks every row);
+//               witness-only SnapDeals asks for a set not yet loaded first and
+//               computes the witness beside the load (the wait is then the
+//               part of the load after the witness)
 //   GpuStart    ProveStart on the worker's backend (backend_for(ctx.device):
 //               a CudaBackend, or the CpuBackend for device -1)
 //   Finish      ProveFinish with fresh r, s from the OS CSPRNG, EncodeProof
