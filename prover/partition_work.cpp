@@ -284,13 +284,24 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
   bool z_released = false;
   if (form_ == SynthesisForm::kWitness && job_->kind == JobKind::kSnapDeals) {
     const auto compute = [&] { return ComputeSnapCompactWitness(*job_, ctx.partition, engine_threads_, t); };
+    // The z buffer is back in the pool once the witness is compacted: its
+    // bytes leave this partition's reservation then, not after the set's
+    // load (see WitnessOnlyBytes; 2.6 GB a partition at 32 GiB, while the
+    // load charges the set's own bytes).
+    const auto release_z = [&] {
+      if (ctx.reservation) ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);
+    };
     if (job_->params.IsLoaded()) {
       early = compute();
+      release_z();
     } else {
+      // The helper releases z as soon as its witness is done: this thread is
+      // in the load then and touches neither the reservation nor `t`.
       std::chrono::steady_clock::time_point witness_done{};
       std::future<r1cs::CompactWitness> witness = std::async(std::launch::async, [&] {
         util::LowerThisThreadPriority(kBesideALoad);
         r1cs::CompactWitness w = compute();
+        release_z();
         witness_done = std::chrono::steady_clock::now();
         return w;
       });
@@ -304,9 +315,6 @@ std::unique_ptr<scheduler::StageData> PartitionWork::Synthesize(const scheduler:
       // own work was done.
       ctx.input_wait_ms = std::max(0.0, std::chrono::duration<double, std::milli>(loaded - witness_done).count());
     }
-    // The z buffer is back in the pool: its bytes leave this partition's
-    // reservation before the wait (see WitnessOnlyBytes).
-    if (ctx.reservation) ctx.reservation->Release(WitnessOnlyBytes(*job_, job_->params.Dims().variables).z_buffer);
     z_released = true;
   }
   if (!out->params) out->params = job_->params.Get(&ctx.input_wait_ms);

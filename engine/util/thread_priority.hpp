@@ -23,8 +23,11 @@
 #include <exception>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -98,7 +101,9 @@ class ThreadLauncher {
 
   // f() on a new thread made at nice(), waited for: its result returned, its
   // exception rethrown here. Called from a thread at nice() or above (less
-  // urgent) it is the same as a thread of its own.
+  // urgent) it is the same as a thread of its own. When no thread can be
+  // made (the system refuses one), f() runs on the caller's thread, at the
+  // caller's priority, rather than failing the work.
   template <class F>
   auto Run(F&& f) -> std::invoke_result_t<F&> {
     using R = std::invoke_result_t<F&>;
@@ -115,26 +120,36 @@ class ThreadLauncher {
         error = std::current_exception();
       }
     };
-    std::thread worker = Launch(std::move(body));
-    worker.join();
+    std::thread worker;
+    try {
+      worker = Launch(body);
+    } catch (const std::system_error&) {
+      body();  // no thread to be had: here, at this thread's priority
+    }
+    if (worker.joinable()) worker.join();
     if (error) std::rethrow_exception(error);
     if constexpr (!std::is_void_v<R>) return std::move(*result);
   }
 
  private:
+  // Shared by the caller and the launcher's thread: the caller may return
+  // (its future ready) while set_value is still finishing on the other side.
   struct Request {
     std::function<void()> body;
     std::promise<std::thread> made;
   };
 
   // A thread made by the launcher's thread (so at its priority) running body.
-  // A refused thread creation comes back as its std::system_error.
-  std::thread Launch(std::function<void()> body) {
-    Request request{std::move(body), {}};
-    std::future<std::thread> made = request.made.get_future();
+  // A refused thread creation comes back as its std::system_error; a
+  // launcher being destroyed refuses with std::logic_error.
+  std::thread Launch(const std::function<void()>& body) {
+    auto request = std::make_shared<Request>();
+    request->body = body;
+    std::future<std::thread> made = request->made.get_future();
     {
       std::lock_guard lock(mu_);
-      queue_.push_back(&request);
+      if (stop_) throw std::logic_error("ThreadLauncher: used while being destroyed");
+      queue_.push_back(request);
     }
     cv_.notify_all();
     return made.get();
@@ -145,7 +160,7 @@ class ThreadLauncher {
     for (;;) {
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing pending
-      Request* request = queue_.front();
+      std::shared_ptr<Request> request = std::move(queue_.front());
       queue_.pop_front();
       lock.unlock();
       try {
@@ -160,7 +175,7 @@ class ThreadLauncher {
   const int nice_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Request*> queue_;  // owned by the callers waiting in Launch
+  std::deque<std::shared_ptr<Request>> queue_;
   bool stop_ = false;
   std::thread launcher_;  // last: Serve uses the members above
 };
