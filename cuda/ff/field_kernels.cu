@@ -103,18 +103,26 @@ void Elementwise(FieldOp op, std::span<const H> a, std::span<const H> b, std::sp
   stream.Synchronize();
 }
 
-// The median time of `repeats` launches (after one warm-up) of a chain
-// kernel (seeds, out, rounds) over blocks x threads; the kernels start their
-// chains from 1024 fixed squares, indexed by thread (modulo 1024).
-// `ops_per_round`: the operations one round of one thread counts as.
-template <class F, class H>
-MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), uint32_t blocks, uint32_t threads,
-                                    uint32_t rounds, int repeats, double ops_per_round) {
+// 1024 fixed squares: the chain kernels' starting values, indexed by thread (modulo 1024).
+template <class H>
+std::vector<H> FieldSeeds() {
   std::vector<H> seeds(1024);
   for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = H::FromUint64(0x9e3779b97f4a7c15ull * (i + 1)).Square();
+  return seeds;
+}
+
+// The median time of `repeats` launches (after one warm-up) of a chain
+// kernel (seeds, out, rounds) over blocks x threads, started from `seeds`
+// (1024 of them; H is their host type, F the kernel's).
+// `ops_per_round`: the operations one round of one thread counts as.
+template <class F, class H>
+MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), const std::vector<H>& seeds,
+                                    uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats,
+                                    double ops_per_round) {
+  static_assert(sizeof(F) == sizeof(H));
   Stream stream;
   DeviceBuffer<H> dseeds(seeds.size()), dout(size_t(blocks) * threads);
-  dseeds.CopyFromHost(seeds, stream);
+  dseeds.CopyFromHost(std::span<const H>(seeds), stream);
   Event start, stop;
   std::vector<float> times;
   for (int r = 0; r <= repeats; ++r) {
@@ -139,7 +147,7 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   auto* kernel = kind == MulKind::kSeparateChains ? MulChainKernel<F, MulKind::kSeparateChains>
                  : kind == MulKind::kDfma         ? MulChainKernel<F, MulKind::kDfma>
                                                   : MulChainKernel<F, MulKind::kEvenOdd>;
-  return MedianChainThroughput<F, H>(kernel, blocks, threads, rounds, repeats, 4.0);
+  return MedianChainThroughput<F, H>(kernel, FieldSeeds<H>(), blocks, threads, rounds, repeats, 4.0);
 }
 
 }  // namespace
@@ -147,28 +155,13 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
 MulThroughput MeasureDfmaThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
   std::vector<double> seeds(1024);
   for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = 1.0 + double(i) / 1024;
-  Stream stream;
-  DeviceBuffer<double> dseeds(seeds.size()), dout(size_t(blocks) * threads);
-  dseeds.CopyFromHost(std::span<const double>(seeds), stream);
-  Event start, stop;
-  std::vector<float> times;
-  for (int r = 0; r <= repeats; ++r) {
-    start.Record(stream);
-    DfmaChainKernel<<<blocks, threads, 0, stream>>>(dseeds.data(), dout.data(), rounds);
-    CUZK_CUDA_CHECK(cudaGetLastError());
-    stop.Record(stream);
-    stop.Synchronize();
-    if (r > 0) times.push_back(stop.ElapsedMsSince(start));
-  }
-  std::sort(times.begin(), times.end());
-  MulThroughput t;
-  t.ms = times.empty() ? 0 : times[times.size() / 2];
-  t.mults_per_second = 8.0 * blocks * threads * double(rounds) / (t.ms * 1e-3);
-  return t;
+  // DfmaChainKernel runs eight independent chains a thread.
+  return MedianChainThroughput<double, double>(DfmaChainKernel, seeds, blocks, threads, rounds, repeats, 8.0);
 }
 
 MulThroughput MeasureFpInverseThroughput(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats) {
-  return MedianChainThroughput<Fp, ff::Fp>(InverseChainKernel<Fp>, blocks, threads, rounds, repeats, 1.0);
+  return MedianChainThroughput<Fp, ff::Fp>(InverseChainKernel<Fp>, FieldSeeds<ff::Fp>(), blocks, threads, rounds,
+                                           repeats, 1.0);
 }
 
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out) {

@@ -50,28 +50,46 @@ inline bool LowerThisThreadPriority(int steps) {
   return ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), target) == 0;
 }
 
-// f() on a new thread whose priority is `steps` nice levels lower, waited
-// for: its result returned, its exception rethrown here.
+namespace internal {
+// What a call of f returned or threw, kept by the thread that ran it for the
+// thread that waits for it (after a join, which orders the two).
 template <class F>
-auto RunAtLowPriority(int steps, F&& f) -> std::invoke_result_t<F&> {
+class Outcome {
+ public:
   using R = std::invoke_result_t<F&>;
-  std::exception_ptr error;
-  std::conditional_t<std::is_void_v<R>, bool, std::optional<R>> result{};
-  std::thread worker([&] {
-    LowerThisThreadPriority(steps);
+  void Run(F& f) noexcept {
     try {
       if constexpr (std::is_void_v<R>) {
         f();
       } else {
-        result.emplace(f());
+        result_.emplace(f());
       }
     } catch (...) {
-      error = std::current_exception();
+      error_ = std::current_exception();
     }
+  }
+  R Take() {
+    if (error_) std::rethrow_exception(error_);
+    if constexpr (!std::is_void_v<R>) return std::move(*result_);
+  }
+
+ private:
+  std::exception_ptr error_;
+  std::conditional_t<std::is_void_v<R>, bool, std::optional<R>> result_{};
+};
+}  // namespace internal
+
+// f() on a new thread whose priority is `steps` nice levels lower, waited
+// for: its result returned, its exception rethrown here.
+template <class F>
+auto RunAtLowPriority(int steps, F&& f) -> std::invoke_result_t<F&> {
+  internal::Outcome<std::remove_reference_t<F>> outcome;
+  std::thread worker([&] {
+    LowerThisThreadPriority(steps);
+    outcome.Run(f);
   });
   worker.join();
-  if (error) std::rethrow_exception(error);
-  if constexpr (!std::is_void_v<R>) return std::move(*result);
+  return outcome.Take();
 }
 
 // Threads at the priority of whoever made the launcher. A lowered thread
@@ -106,20 +124,8 @@ class ThreadLauncher {
   // caller's priority, rather than failing the work.
   template <class F>
   auto Run(F&& f) -> std::invoke_result_t<F&> {
-    using R = std::invoke_result_t<F&>;
-    std::exception_ptr error;
-    std::conditional_t<std::is_void_v<R>, bool, std::optional<R>> result{};
-    std::function<void()> body = [&] {
-      try {
-        if constexpr (std::is_void_v<R>) {
-          f();
-        } else {
-          result.emplace(f());
-        }
-      } catch (...) {
-        error = std::current_exception();
-      }
-    };
+    internal::Outcome<std::remove_reference_t<F>> outcome;
+    const std::function<void()> body = [&] { outcome.Run(f); };
     std::thread worker;
     try {
       worker = Launch(body);
@@ -127,8 +133,7 @@ class ThreadLauncher {
       body();  // no thread to be had: here, at this thread's priority
     }
     if (worker.joinable()) worker.join();
-    if (error) std::rethrow_exception(error);
-    if constexpr (!std::is_void_v<R>) return std::move(*result);
+    return outcome.Take();
   }
 
  private:

@@ -57,6 +57,23 @@ class MsmGpuTest : public ::testing::Test {
                          << " chunk=" << options.chunk;
   }
 
+  // Repeated, opposite and infinite bases with small scalars, so that buckets
+  // see P + P and P + (-P) (the additions' equal-x branches).
+  struct EdgeInputs {
+    std::vector<ec::G1Affine> bases;
+    std::vector<ff::Fr> scalars;
+  };
+  static EdgeInputs EdgeBuckets() {
+    const ec::G1Affine p = (*bases_)[0], q = (*bases_)[1];
+    EdgeInputs e;
+    for (int rep = 0; rep < 200; ++rep) {
+      for (const ec::G1Affine& b : {p, p, -p, q, ec::G1Affine::Infinity(), -q, q}) {
+        e.bases.push_back(b), e.scalars.push_back(ff::Fr::FromUint64(3 + rep % 2));
+      }
+    }
+    return e;
+  }
+
   static std::vector<ec::G1Affine>* bases_;
   static G1DeviceBases* device_bases_;
 };
@@ -258,14 +275,9 @@ TEST_F(MsmGpuTest, BatchedAffineAccumulationMatchesCpu) {
   std::vector<ff::Fr> skewed(kMaxN), witness(kMaxN);
   for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
   for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
-  const ec::G1Affine p = (*bases_)[0], q = (*bases_)[1];
-  std::vector<ec::G1Affine> edge_bases;
-  std::vector<ff::Fr> edge_scalars;
-  for (int rep = 0; rep < 200; ++rep) {
-    for (const ec::G1Affine& b : {p, p, -p, q, ec::G1Affine::Infinity(), -q, q}) {
-      edge_bases.push_back(b), edge_scalars.push_back(ff::Fr::FromUint64(3 + rep % 2));
-    }
-  }
+  const EdgeInputs edge = EdgeBuckets();
+  const std::vector<ec::G1Affine>& edge_bases = edge.bases;
+  const std::vector<ff::Fr>& edge_scalars = edge.scalars;
   const G1DeviceBases edge_dev(edge_bases);
   for (int batch : {8, 16, 32}) {
     const std::string what = "batch " + std::to_string(batch);
@@ -298,14 +310,9 @@ TEST_F(MsmGpuTest, DfmaAccumulationMatchesCpu) {
   const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
   std::vector<ff::Fr> skewed(kMaxN);
   for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
-  const ec::G1Affine p = (*bases_)[0], q = (*bases_)[1];
-  std::vector<ec::G1Affine> edge_bases;
-  std::vector<ff::Fr> edge_scalars;
-  for (int rep = 0; rep < 200; ++rep) {
-    for (const ec::G1Affine& b : {p, p, -p, q, ec::G1Affine::Infinity(), -q, q}) {
-      edge_bases.push_back(b), edge_scalars.push_back(ff::Fr::FromUint64(3 + rep % 2));
-    }
-  }
+  const EdgeInputs edge = EdgeBuckets();
+  const std::vector<ec::G1Affine>& edge_bases = edge.bases;
+  const std::vector<ff::Fr>& edge_scalars = edge.scalars;
   const G1DeviceBases edge_dev(edge_bases);
   const struct {
     MulPipes pipes;
