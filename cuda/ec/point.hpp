@@ -27,6 +27,17 @@ CUZK_HD F MulOtherPipe(const F& a, const F& b) {
   }
 }
 
+// a b - c d: with one reduction where the field has MulSub (MontField32:
+// lazy reduction of the double-width sum), else two products.
+template <class F>
+CUZK_HD F MulSub(const F& a, const F& b, const F& c, const F& d) {
+  if constexpr (requires { F::MulSub(a, b, c, d); }) {
+    return F::MulSub(a, b, c, d);
+  } else {
+    return a * b - c * d;
+  }
+}
+
 template <class F>
 struct AffinePoint {
   F x, y;
@@ -53,7 +64,7 @@ struct XyzzPoint {
     const F u = y.Double(), v = u.Square(), w = u * v, s = x * v;
     const F x2 = x.Square(), m = x2.Double() + x2;
     const F x3 = m.Square() - s.Double();
-    return {x3, m * (s - x3) - w * y, v * zz, w * zzz};
+    return {x3, MulSub(m, s - x3, w, y), v * zz, w * zzz};
   }
 
   // mdbl-2008-s-1: doubling of an affine point, 4M + 2S.
@@ -62,12 +73,15 @@ struct XyzzPoint {
     const F u = a.y.Double(), v = u.Square(), w = u * v, s = a.x * v;
     const F x2 = a.x.Square(), m = x2.Double() + x2;
     const F x3 = m.Square() - s.Double();
-    return {x3, m * (s - x3) - w * a.y, v, w};
+    return {x3, MulSub(m, s - x3, w, a.y), v, w};
   }
 
   // madd-2008-s: 8M + 2S. The equal-x cases (doubling, P + (-P)) are rare in
   // an MSM but must be right: they branch. Four of the products, each beside
-  // an independent one, go to the field's other pipe (MulOtherPipe: FpBoth).
+  // an independent one, go to the field's other pipe (MulOtherPipe and
+  // MulSub's second product: FpBoth). On Fp the two squarings take Sqr and
+  // y3's two products one reduction (MulSub): ~5,300 multiply-adds instead
+  // of 10 x 588.
   CUZK_HD XyzzPoint AddMixed(const AffinePoint<F>& o) const {
     if (o.IsInfinity()) return *this;
     if (IsInfinity()) return FromAffine(o);
@@ -76,7 +90,7 @@ struct XyzzPoint {
     if (p.IsZero()) return r.IsZero() ? DoubleAffine(o) : Infinity();
     const F pp = p.Square(), ppp = p * pp, q = MulOtherPipe(x, pp);
     const F x3 = r.Square() - ppp - q.Double();
-    return {x3, r * (q - x3) - MulOtherPipe(y, ppp), zz * pp, MulOtherPipe(zzz, ppp)};
+    return {x3, MulSub(r, q - x3, y, ppp), zz * pp, MulOtherPipe(zzz, ppp)};
   }
 
   // add-2008-s: 12M + 2S.
@@ -88,7 +102,7 @@ struct XyzzPoint {
     if (p.IsZero()) return r.IsZero() ? Double() : Infinity();
     const F pp = p.Square(), ppp = p * pp, q = u1 * pp;
     const F x3 = r.Square() - ppp - q.Double();
-    return {x3, r * (q - x3) - s1 * ppp, zz * o.zz * pp, zzz * o.zzz * ppp};
+    return {x3, MulSub(r, q - x3, s1, ppp), zz * o.zz * pp, zzz * o.zzz * ppp};
   }
 };
 

@@ -28,6 +28,7 @@ __global__ void ElementwiseKernel(FieldOp op, const F* a, const F* b, F* out, si
       case FieldOp::kInverse: r = x.Inverse(); break;
       case FieldOp::kInverseVar: r = InverseVar(x); break;
       case FieldOp::kMulDfma: r = MulDfma(x, y); break;
+      case FieldOp::kMulSub: r = F::MulSub(x, y, x + y, y); break;
       default: r = x.Square(); break;
     }
     out[i] = r;
@@ -40,6 +41,8 @@ template <class F, MulKind kKind>
 CUZK_HD F MulAs(const F& a, const F& b) {
   if constexpr (kKind == MulKind::kSeparateChains) return F::MulSeparateChains(a, b);
   if constexpr (kKind == MulKind::kDfma) return MulDfma(a, b);
+  if constexpr (kKind == MulKind::kSquare) return F::Sqr(a);
+  if constexpr (kKind == MulKind::kMulSub) return F::MulSub(a, b, b, b);
   return a * b;
 }
 
@@ -143,11 +146,14 @@ MulThroughput MedianChainThroughput(void (*kernel)(const F*, F*, uint32_t), cons
 
 template <class F, class H>
 MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int repeats, MulKind kind) {
-  // MulChainKernel runs four independent chains a thread.
+  // MulChainKernel runs four independent chains a thread; a MulSub round is two products.
   auto* kernel = kind == MulKind::kSeparateChains ? MulChainKernel<F, MulKind::kSeparateChains>
                  : kind == MulKind::kDfma         ? MulChainKernel<F, MulKind::kDfma>
+                 : kind == MulKind::kSquare       ? MulChainKernel<F, MulKind::kSquare>
+                 : kind == MulKind::kMulSub       ? MulChainKernel<F, MulKind::kMulSub>
                                                   : MulChainKernel<F, MulKind::kEvenOdd>;
-  return MedianChainThroughput<F, H>(kernel, FieldSeeds<H>(), blocks, threads, rounds, repeats, 4.0);
+  const double products = kind == MulKind::kMulSub ? 8.0 : 4.0;
+  return MedianChainThroughput<F, H>(kernel, FieldSeeds<H>(), blocks, threads, rounds, repeats, products);
 }
 
 }  // namespace

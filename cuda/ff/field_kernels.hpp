@@ -13,10 +13,13 @@ namespace cuzk::cuda {
 // kMulSeparateChains: the alternative multiplication formulation (mont_field32.hpp);
 // kMulDfma: products on the FP64 pipe (mul_dfma.hpp).
 // kInverse: Fermat (MontField32::Inverse); kInverseVar: safegcd (inverse_by.hpp). Both map 0 to 0.
-enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar, kMulDfma };
+// kMulSub: a b - (a + b) b with one reduction (MontField32::MulSub).
+enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar, kMulDfma, kMulSub };
 
 // The multiplication formulations the throughput benchmark can time.
-enum class MulKind { kEvenOdd, kSeparateChains, kDfma };
+// kSquare: x <- x^2 (Sqr); kMulSub: x <- x y - y y (two products, one
+// reduction), counted as two multiplications.
+enum class MulKind { kEvenOdd, kSeparateChains, kDfma, kSquare, kMulSub };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);

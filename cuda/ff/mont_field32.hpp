@@ -220,7 +220,27 @@ class MontField32 {
   CUZK_HD MontField32& operator-=(const MontField32& o) { return *this = *this - o; }
   CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Multiply(*this, o); }
   CUZK_HD MontField32 Double() const { return *this + *this; }
-  CUZK_HD MontField32 Square() const { return Multiply(*this, *this); }
+  // a^2: Sqr on the integer pipe (each cross product once), else the
+  // field's multiplication.
+  CUZK_HD MontField32 Square() const {
+    if constexpr (kPipes == MulPipes::kInteger) {
+      return Sqr(*this);
+    } else {
+      return Multiply(*this, *this);
+    }
+  }
+  // a b - c d with one reduction on the integer pipe (MulSubWide; the XYZZ
+  // formulas' y3), else two products on the field's pipes as before.
+  CUZK_HD static MontField32 MulSub(const MontField32& a, const MontField32& b, const MontField32& c,
+                                    const MontField32& d) {
+    if constexpr (kPipes == MulPipes::kInteger) {
+      uint32_t t[2 * kLimbs];
+      MulAddWide(a, b, c, -d, t);
+      return ReduceWide(t);
+    } else {
+      return Multiply(a, b) - MulOtherPipe(c, d);
+    }
+  }
   // a^(p-2) = a^-1 by Fermat (0 maps to 0): 32 N squarings and about half as
   // many multiplications (Fp: ~576 in all). For the rare inversions on the
   // device (one per batch of points made affine), not for hot loops.
@@ -302,13 +322,14 @@ class MontField32 {
     return r;
   }
 
-  // t R^-1 mod p, fully reduced, for a double-width t < p^2 (the product of
-  // two reduced elements; MulDfma's). With t = L + H 2^(32N), Montgomery's
-  // (t + M p) / R is H + (L + M p) / R, and M depends on L alone, so the N
-  // reduction rows run on L in Mul's even/odd accumulators (whose chains
-  // become 64-bit multiply-adds, half the instructions of separate low and
-  // high chains) and H is added once at the end: (L + M p) / R <= p and
-  // H < p^2 / R < p, so one conditional subtraction finishes.
+  // t R^-1 mod p, fully reduced, for a double-width t < 2 p^2 (a product of
+  // two reduced elements: MulDfma's, SqrWide's; or a sum of two:
+  // MulAddWide's). With t = L + H 2^(32N), Montgomery's (t + M p) / R is
+  // H + (L + M p) / R, and M depends on L alone, so the N reduction rows run
+  // on L in Mul's even/odd accumulators (whose chains become 64-bit
+  // multiply-adds, half the instructions of separate low and high chains) and
+  // H is added once at the end: (L + M p) / R <= p and H < 2 p^2 / R <= p
+  // (2p < R for Fr and Fp), so one conditional subtraction finishes.
   CUZK_HD static MontField32 ReduceWide(const uint32_t (&t)[2 * kLimbs]) {
     constexpr int N = kLimbs;
     uint32_t x[N + 1], y[N];
@@ -350,6 +371,75 @@ class MontField32 {
     r.l_[N - 1] = ptx::Addc(s[N - 1], t[2 * N - 1]);
     r.SubtractModulusIfGe();
     return r;
+  }
+
+  // a^2 as one Montgomery reduction of the double-width square: the
+  // N(N-1)/2 cross products once (SqrWide), then ReduceWide. Fp: 156 + 300
+  // multiply-adds against Mul's 588.
+  CUZK_HD static MontField32 Sqr(const MontField32& a) {
+    uint32_t t[2 * kLimbs];
+    SqrWide(a, t);
+    return ReduceWide(t);
+  }
+
+  // Double-width products for lazy reduction: whole integers of 2N limbs,
+  // not reduced; ReduceWide finishes (it takes any t < 2 p^2, see there).
+  //   MulAddWide: t = a b + c d (2 x 2N^2 multiply-adds; the two rows of a
+  //     step share the accumulator, so a sum of products costs one
+  //     reduction instead of two).
+  //   SqrWide: t = a^2 (N^2 + N multiply-adds: the cross products once,
+  //     doubled, plus the diagonal).
+  // Any limbs below 2^(32N - 1) (reduced inputs are): every sum stays under
+  // 2^(64N - 1), no carry leaves the top limb.
+  CUZK_HD static void MulAddWide(const MontField32& a, const MontField32& b, const MontField32& c, const MontField32& d,
+                                 uint32_t (&t)[2 * kLimbs]) {
+    constexpr int N = kLimbs;
+    CUZK_UNROLL
+    for (int k = 0; k < 2 * N; ++k) t[k] = 0;
+    CUZK_UNROLL
+    for (int i = 0; i < N; ++i) {
+      AddProductRow(t, a, b.l_[i], i);
+      AddProductRow(t, c, d.l_[i], i);
+    }
+  }
+
+  CUZK_HD static void SqrWide(const MontField32& a, uint32_t (&t)[2 * kLimbs]) {
+    constexpr int N = kLimbs;
+    CUZK_UNROLL
+    for (int k = 0; k < 2 * N; ++k) t[k] = 0;
+    // Cross products a_i a_j (j > i) at limb i + j, each row's chains ending
+    // at limb N + i as in AddProductRow: before row i the sum is below
+    // 2^(32 (N + i)) (row i' adds less than 2^(32 (N + i') + 31)), and the
+    // row adds a carry and hi(a_(N-1) a_i) < 2^31 to that limb.
+    CUZK_UNROLL
+    for (int i = 0; i < N - 1; ++i) {
+      const uint32_t ai = a.l_[i];
+      t[2 * i + 1] = ptx::MadLoCc(a.l_[i + 1], ai, t[2 * i + 1]);
+      CUZK_UNROLL
+      for (int j = i + 2; j < N; ++j) t[i + j] = ptx::MadcLoCc(a.l_[j], ai, t[i + j]);
+      t[i + N] = ptx::Addc(t[i + N], 0);
+      t[2 * i + 2] = ptx::MadHiCc(a.l_[i + 1], ai, t[2 * i + 2]);  // limb N + i when i = N - 2
+      if (i + 1 < N - 1) {
+        CUZK_UNROLL
+        for (int j = i + 2; j < N - 1; ++j) t[i + j + 1] = ptx::MadcHiCc(a.l_[j], ai, t[i + j + 1]);
+        t[i + N] = ptx::MadcHi(a.l_[N - 1], ai, t[i + N]);
+      }
+    }
+    // Doubled (the cross sum is below a^2 / 2, so no bit leaves the top),
+    // then the squares a_i^2 at limb 2i.
+    t[0] = ptx::AddCc(t[0], t[0]);
+    CUZK_UNROLL
+    for (int k = 1; k < 2 * N - 1; ++k) t[k] = ptx::AddcCc(t[k], t[k]);
+    t[2 * N - 1] = ptx::Addc(t[2 * N - 1], t[2 * N - 1]);
+    t[0] = ptx::MadLoCc(a.l_[0], a.l_[0], t[0]);
+    t[1] = ptx::MadcHiCc(a.l_[0], a.l_[0], t[1]);
+    CUZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) {
+      t[2 * i] = ptx::MadcLoCc(a.l_[i], a.l_[i], t[2 * i]);
+      t[2 * i + 1] = ptx::MadcHiCc(a.l_[i], a.l_[i], t[2 * i + 1]);
+    }
+    t[2 * N - 2] = ptx::MadcLoCc(a.l_[N - 1], a.l_[N - 1], t[2 * N - 2]);
+    t[2 * N - 1] = ptx::MadcHi(a.l_[N - 1], a.l_[N - 1], t[2 * N - 1]);
   }
 
   // One accumulator, separate low-half and high-half chains per row.
@@ -442,6 +532,26 @@ class MontField32 {
     CUZK_UNROLL
     for (int j = 0; j < N; ++j) t[j] = t[j + 1];
     t[N] = 0;
+  }
+
+  // t += a b_i 2^(32 i): the low halves in one chain, the high halves in
+  // another, both ending at limb i + N. Why nothing carries past it in
+  // MulAddWide's steps (a, b, c, d < 2^(32N - 1)): before step i the sum is
+  // below 2^(32 (N + i)), so limb i + N is 0; each row adds at most a carry
+  // of 1 from its low chain and hi(a_(N-1) b_i) < 2^31 plus a carry from its
+  // high chain, so after two rows that limb is below 2^32.
+  // (WideProductsMatchSchoolbookOnExtremeLimbs checks this on limbs chosen
+  // for long carry runs; a mutant without the low chains' carries fails it.)
+  CUZK_HD static void AddProductRow(uint32_t (&t)[2 * kLimbs], const MontField32& a, uint32_t bi, int i) {
+    constexpr int N = kLimbs;
+    t[i] = ptx::MadLoCc(a.l_[0], bi, t[i]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; ++j) t[i + j] = ptx::MadcLoCc(a.l_[j], bi, t[i + j]);
+    t[i + N] = ptx::Addc(t[i + N], 0);
+    t[i + 1] = ptx::MadHiCc(a.l_[0], bi, t[i + 1]);
+    CUZK_UNROLL
+    for (int j = 1; j < N - 1; ++j) t[i + j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[i + j + 1]);
+    t[i + N] = ptx::MadcHi(a.l_[N - 1], bi, t[i + N]);
   }
 
   // For values < 2p: subtract p unless that borrows.

@@ -34,16 +34,17 @@ TYPED_TEST(FieldGpuTest, AllOperationsMatchHost) {
   while (a.size() < (1u << 16)) a.push_back(H::Random(rng)), b.push_back(H::Random(rng));
   std::vector<H> out(a.size());
   for (FieldOp op : {FieldOp::kMul, FieldOp::kAdd, FieldOp::kSub, FieldOp::kNeg, FieldOp::kSquare,
-                     FieldOp::kMulSeparateChains, FieldOp::kMulDfma}) {
+                     FieldOp::kMulSeparateChains, FieldOp::kMulDfma, FieldOp::kMulSub}) {
     std::fill(out.begin(), out.end(), H::FromUint64(12345));  // poison: every element must be written
     ElementwiseOnDevice(op, a, b, out);
     for (size_t i = 0; i < a.size(); ++i) {
       const bool mul = op == FieldOp::kMul || op == FieldOp::kMulSeparateChains || op == FieldOp::kMulDfma;
-      const H want = mul                   ? a[i] * b[i]
-                     : op == FieldOp::kAdd ? a[i] + b[i]
-                     : op == FieldOp::kSub ? a[i] - b[i]
-                     : op == FieldOp::kNeg ? -a[i]
-                                           : a[i].Square();
+      const H want = mul                      ? a[i] * b[i]
+                     : op == FieldOp::kMulSub ? a[i] * b[i] - (a[i] + b[i]) * b[i]
+                     : op == FieldOp::kAdd    ? a[i] + b[i]
+                     : op == FieldOp::kSub    ? a[i] - b[i]
+                     : op == FieldOp::kNeg    ? -a[i]
+                                              : a[i].Square();
       ASSERT_EQ(out[i], want) << "op " << int(op) << " i=" << i << " a=" << a[i].ToHex() << " b=" << b[i].ToHex();
     }
   }

@@ -21,11 +21,11 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
   const struct {
     cuda::FieldOp op;
     const char* name;
-  } ops[] = {{cuda::FieldOp::kMul, "mul"},         {cuda::FieldOp::kAdd, "add"},
-             {cuda::FieldOp::kSub, "sub"},         {cuda::FieldOp::kNeg, "neg"},
-             {cuda::FieldOp::kSquare, "square"},   {cuda::FieldOp::kMulSeparateChains, "mul-sc"},
-             {cuda::FieldOp::kInverse, "inv"},     {cuda::FieldOp::kInverseVar, "inv-by"},
-             {cuda::FieldOp::kMulDfma, "mul-dfma"}};
+  } ops[] = {{cuda::FieldOp::kMul, "mul"},          {cuda::FieldOp::kAdd, "add"},
+             {cuda::FieldOp::kSub, "sub"},          {cuda::FieldOp::kNeg, "neg"},
+             {cuda::FieldOp::kSquare, "square"},    {cuda::FieldOp::kMulSeparateChains, "mul-sc"},
+             {cuda::FieldOp::kInverse, "inv"},      {cuda::FieldOp::kInverseVar, "inv-by"},
+             {cuda::FieldOp::kMulDfma, "mul-dfma"}, {cuda::FieldOp::kMulSub, "mul-sub"}};
   for (const auto& o : ops) {
     cuda::ElementwiseOnDevice(o.op, a, b, got);
     size_t bad = 0;
@@ -40,11 +40,12 @@ bool CheckField(const char* name, size_t n, uint64_t seed) {
       }
       const bool mul =
           o.op == cuda::FieldOp::kMul || o.op == cuda::FieldOp::kMulSeparateChains || o.op == cuda::FieldOp::kMulDfma;
-      H want = mul                           ? a[i] * b[i]
-               : o.op == cuda::FieldOp::kAdd ? a[i] + b[i]
-               : o.op == cuda::FieldOp::kSub ? a[i] - b[i]
-               : o.op == cuda::FieldOp::kNeg ? -a[i]
-                                             : a[i].Square();
+      H want = mul                              ? a[i] * b[i]
+               : o.op == cuda::FieldOp::kMulSub ? a[i] * b[i] - (a[i] + b[i]) * b[i]
+               : o.op == cuda::FieldOp::kAdd    ? a[i] + b[i]
+               : o.op == cuda::FieldOp::kSub    ? a[i] - b[i]
+               : o.op == cuda::FieldOp::kNeg    ? -a[i]
+                                                : a[i].Square();
       bad += got[i] != want;
     }
     std::printf("field check %s %-6s n=%zu: %s (%zu mismatches)\n", name, o.name, n, bad ? "FAIL" : "PASS", bad);
@@ -73,7 +74,9 @@ int RunField(const Args& args) {
     const char* name;
   } kinds[] = {{cuda::MulKind::kEvenOdd, "even-odd"},
                {cuda::MulKind::kSeparateChains, "separate-chains"},
-               {cuda::MulKind::kDfma, "dfma"}};
+               {cuda::MulKind::kDfma, "dfma"},
+               {cuda::MulKind::kSquare, "square"},
+               {cuda::MulKind::kMulSub, "mul-sub"}};
   for (const auto& k : kinds) {
     for (uint32_t threads : {128u, 256u}) {
       auto fr = cuda::MeasureFrMulThroughput(sms * 8, threads, 2048, 5, k.kind);
