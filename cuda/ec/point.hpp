@@ -79,9 +79,8 @@ struct XyzzPoint {
   // madd-2008-s: 8M + 2S. The equal-x cases (doubling, P + (-P)) are rare in
   // an MSM but must be right: they branch. Four of the products, each beside
   // an independent one, go to the field's other pipe (MulOtherPipe and
-  // MulSub's second product: FpBoth). On Fp the two squarings take Sqr and
-  // y3's two products one reduction (MulSub): ~5,300 multiply-adds instead
-  // of 10 x 588.
+  // MulSub's second product: FpBoth). On Fp y3's two products share one
+  // reduction (MulSub): ~5,600 multiply-adds instead of 10 x 588.
   CUZK_HD XyzzPoint AddMixed(const AffinePoint<F>& o) const {
     if (o.IsInfinity()) return *this;
     if (IsInfinity()) return FromAffine(o);

@@ -17,9 +17,9 @@ namespace cuzk::cuda {
 enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar, kMulDfma, kMulSub };
 
 // The multiplication formulations the throughput benchmark can time.
-// kSquare: x <- x^2 (Sqr); kMulSub: x <- x y - y y (two products, one
+// kMulSub: x <- x y - y y (MontField32::MulSub: on Fp two products, one
 // reduction), counted as two multiplications.
-enum class MulKind { kEvenOdd, kSeparateChains, kDfma, kSquare, kMulSub };
+enum class MulKind { kEvenOdd, kSeparateChains, kDfma, kMulSub };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);

@@ -73,6 +73,9 @@ class MontField32 {
   // Fr's modulus ends in limbs 1, 0xffffffff (p = 1 mod 2^32, so -p^-1 = -1):
   // the reduction then needs no multiplies for those two limbs.
   static constexpr bool kLowLimbsOneAndAllOnes = kP0 == 1 && kP1 == 0xffffffffu && kInv == 0xffffffffu;
+  // MulAddFused's accumulators hold up to 3p (see there): Fp (p < 2^381) has
+  // room, Fr (p > 2^254) does not.
+  static constexpr bool kFusedMulSubFits = (kLimbs == 12 ? kP11 : kLimbs == 8 ? kP7 : ~0u) < (1u << 30);
 
   CUZK_HD static constexpr uint32_t Mod(int i) {
     switch (i) {
@@ -220,23 +223,15 @@ class MontField32 {
   CUZK_HD MontField32& operator-=(const MontField32& o) { return *this = *this - o; }
   CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Multiply(*this, o); }
   CUZK_HD MontField32 Double() const { return *this + *this; }
-  // a^2: Sqr on the integer pipe (each cross product once), else the
-  // field's multiplication.
-  CUZK_HD MontField32 Square() const {
-    if constexpr (kPipes == MulPipes::kInteger) {
-      return Sqr(*this);
-    } else {
-      return Multiply(*this, *this);
-    }
-  }
-  // a b - c d with one reduction on the integer pipe (MulSubWide; the XYZZ
-  // formulas' y3), else two products on the field's pipes as before.
+  CUZK_HD MontField32 Square() const { return Multiply(*this, *this); }
+  // a b - c d. On the integer pipe of a field with 4p < 2^(32N) (Fp), one
+  // Montgomery reduction for both products (MulSubFused: 6N^2 multiply-adds
+  // against 8N^2, the XYZZ formulas' y3); else two products on the field's
+  // pipes.
   CUZK_HD static MontField32 MulSub(const MontField32& a, const MontField32& b, const MontField32& c,
                                     const MontField32& d) {
-    if constexpr (kPipes == MulPipes::kInteger) {
-      uint32_t t[2 * kLimbs];
-      MulAddWide(a, b, c, -d, t);
-      return ReduceWide(t);
+    if constexpr (kPipes == MulPipes::kInteger && kFusedMulSubFits) {
+      return MulAddFused(a, b, c, -d);
     } else {
       return Multiply(a, b) - MulOtherPipe(c, d);
     }
@@ -322,14 +317,95 @@ class MontField32 {
     return r;
   }
 
-  // t R^-1 mod p, fully reduced, for a double-width t < 2 p^2 (a product of
-  // two reduced elements: MulDfma's, SqrWide's; or a sum of two:
-  // MulAddWide's). With t = L + H 2^(32N), Montgomery's (t + M p) / R is
-  // H + (L + M p) / R, and M depends on L alone, so the N reduction rows run
-  // on L in Mul's even/odd accumulators (whose chains become 64-bit
-  // multiply-adds, half the instructions of separate low and high chains) and
-  // H is added once at the end: (L + M p) / R <= p and H < 2 p^2 / R <= p
-  // (2p < R for Fr and Fp), so one conditional subtraction finishes.
+  // (a b + c e) R^-1 mod p, fully reduced: Mul's rows with a second product
+  // in each, so the two products share one reduction. Row i adds a b_i and
+  // c e_i (each in its even and odd chain) before the row's reduction.
+  // Bounds, for a, b, c, e < p and 3p < 2^(32N) (kFusedMulSubFits): after row
+  // i the value is (the products' rows so far + M p) / 2^(32 (i + 1)) < 3p,
+  // so x <= 3p + 3p 2^32 fits N + 1 limbs and y 2^32 < 3p + 3p 2^32, y < 3p
+  // + 1, fits N limbs (its chains never carry out of the top). The result is
+  // (a b + c e + M p) / R < 2p^2 / R + p < 2p (2p < R): one conditional
+  // subtraction.
+  CUZK_HD static MontField32 MulAddFused(const MontField32& a, const MontField32& b, const MontField32& c,
+                                         const MontField32& e) {
+    static_assert(kFusedMulSubFits);
+    constexpr int N = kLimbs;
+    uint32_t x[N + 1], y[N];
+    {  // row 0: a b_0 without carries (as in Mul), then c e_0 in one chain per accumulator
+      const uint32_t bi = b.l_[0], ei = e.l_[0];
+      CUZK_UNROLL
+      for (int j = 0; j < N; j += 2) {
+        x[j] = a.l_[j] * bi;
+        x[j + 1] = ptx::MulHi(a.l_[j], bi);
+        y[j] = a.l_[j + 1] * bi;
+        y[j + 1] = ptx::MulHi(a.l_[j + 1], bi);
+      }
+      x[0] = ptx::MadLoCc(c.l_[0], ei, x[0]);
+      x[1] = ptx::MadcHiCc(c.l_[0], ei, x[1]);
+      CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        x[j] = ptx::MadcLoCc(c.l_[j], ei, x[j]);
+        x[j + 1] = ptx::MadcHiCc(c.l_[j], ei, x[j + 1]);
+      }
+      x[N] = ptx::Addc(0, 0);
+      AddOddProducts(y, c, ei);
+      ReduceEvenOdd(x, y);
+    }
+    CUZK_UNROLL
+    for (int i = 1; i < N; ++i) {
+      const uint32_t bi = b.l_[i], ei = e.l_[i];
+      // Mul's shift and row for a b_i ...
+      uint32_t nx[N + 1], ny[N];
+      nx[0] = ptx::AddCc(y[0], x[1]);
+      CUZK_UNROLL
+      for (int j = 1; j < N - 1; j += 2) {
+        ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
+        ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
+      }
+      ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
+      ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
+      CUZK_UNROLL
+      for (int k = 1; k < N; ++k) nx[k] = y[k];
+      nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
+      nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
+      CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
+        nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
+      }
+      nx[N] = ptx::Addc(0, 0);
+      // ... then c e_i into both accumulators.
+      nx[0] = ptx::MadLoCc(c.l_[0], ei, nx[0]);
+      nx[1] = ptx::MadcHiCc(c.l_[0], ei, nx[1]);
+      CUZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        nx[j] = ptx::MadcLoCc(c.l_[j], ei, nx[j]);
+        nx[j + 1] = ptx::MadcHiCc(c.l_[j], ei, nx[j + 1]);
+      }
+      nx[N] = ptx::Addc(nx[N], 0);
+      AddOddProducts(ny, c, ei);
+      CUZK_UNROLL
+      for (int k = 0; k <= N; ++k) x[k] = nx[k];
+      CUZK_UNROLL
+      for (int k = 0; k < N; ++k) y[k] = ny[k];
+      ReduceEvenOdd(x, y);
+    }
+    MontField32 r;
+    r.l_[0] = ptx::AddCc(y[0], x[1]);
+    CUZK_UNROLL
+    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
+    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
+    r.SubtractModulusIfGe();
+    return r;
+  }
+
+  // t R^-1 mod p, fully reduced, for a double-width t < p^2 (the product of
+  // two reduced elements; MulDfma's). With t = L + H 2^(32N), Montgomery's
+  // (t + M p) / R is H + (L + M p) / R, and M depends on L alone, so the N
+  // reduction rows run on L in Mul's even/odd accumulators (whose chains
+  // become 64-bit multiply-adds, half the instructions of separate low and
+  // high chains) and H is added once at the end: (L + M p) / R <= p and
+  // H < p^2 / R < p, so one conditional subtraction finishes.
   CUZK_HD static MontField32 ReduceWide(const uint32_t (&t)[2 * kLimbs]) {
     constexpr int N = kLimbs;
     uint32_t x[N + 1], y[N];
@@ -371,75 +447,6 @@ class MontField32 {
     r.l_[N - 1] = ptx::Addc(s[N - 1], t[2 * N - 1]);
     r.SubtractModulusIfGe();
     return r;
-  }
-
-  // a^2 as one Montgomery reduction of the double-width square: the
-  // N(N-1)/2 cross products once (SqrWide), then ReduceWide. Fp: 156 + 300
-  // multiply-adds against Mul's 588.
-  CUZK_HD static MontField32 Sqr(const MontField32& a) {
-    uint32_t t[2 * kLimbs];
-    SqrWide(a, t);
-    return ReduceWide(t);
-  }
-
-  // Double-width products for lazy reduction: whole integers of 2N limbs,
-  // not reduced; ReduceWide finishes (it takes any t < 2 p^2, see there).
-  //   MulAddWide: t = a b + c d (2 x 2N^2 multiply-adds; the two rows of a
-  //     step share the accumulator, so a sum of products costs one
-  //     reduction instead of two).
-  //   SqrWide: t = a^2 (N^2 + N multiply-adds: the cross products once,
-  //     doubled, plus the diagonal).
-  // Any limbs below 2^(32N - 1) (reduced inputs are): every sum stays under
-  // 2^(64N - 1), no carry leaves the top limb.
-  CUZK_HD static void MulAddWide(const MontField32& a, const MontField32& b, const MontField32& c, const MontField32& d,
-                                 uint32_t (&t)[2 * kLimbs]) {
-    constexpr int N = kLimbs;
-    CUZK_UNROLL
-    for (int k = 0; k < 2 * N; ++k) t[k] = 0;
-    CUZK_UNROLL
-    for (int i = 0; i < N; ++i) {
-      AddProductRow(t, a, b.l_[i], i);
-      AddProductRow(t, c, d.l_[i], i);
-    }
-  }
-
-  CUZK_HD static void SqrWide(const MontField32& a, uint32_t (&t)[2 * kLimbs]) {
-    constexpr int N = kLimbs;
-    CUZK_UNROLL
-    for (int k = 0; k < 2 * N; ++k) t[k] = 0;
-    // Cross products a_i a_j (j > i) at limb i + j, each row's chains ending
-    // at limb N + i as in AddProductRow: before row i the sum is below
-    // 2^(32 (N + i)) (row i' adds less than 2^(32 (N + i') + 31)), and the
-    // row adds a carry and hi(a_(N-1) a_i) < 2^31 to that limb.
-    CUZK_UNROLL
-    for (int i = 0; i < N - 1; ++i) {
-      const uint32_t ai = a.l_[i];
-      t[2 * i + 1] = ptx::MadLoCc(a.l_[i + 1], ai, t[2 * i + 1]);
-      CUZK_UNROLL
-      for (int j = i + 2; j < N; ++j) t[i + j] = ptx::MadcLoCc(a.l_[j], ai, t[i + j]);
-      t[i + N] = ptx::Addc(t[i + N], 0);
-      t[2 * i + 2] = ptx::MadHiCc(a.l_[i + 1], ai, t[2 * i + 2]);  // limb N + i when i = N - 2
-      if (i + 1 < N - 1) {
-        CUZK_UNROLL
-        for (int j = i + 2; j < N - 1; ++j) t[i + j + 1] = ptx::MadcHiCc(a.l_[j], ai, t[i + j + 1]);
-        t[i + N] = ptx::MadcHi(a.l_[N - 1], ai, t[i + N]);
-      }
-    }
-    // Doubled (the cross sum is below a^2 / 2, so no bit leaves the top),
-    // then the squares a_i^2 at limb 2i.
-    t[0] = ptx::AddCc(t[0], t[0]);
-    CUZK_UNROLL
-    for (int k = 1; k < 2 * N - 1; ++k) t[k] = ptx::AddcCc(t[k], t[k]);
-    t[2 * N - 1] = ptx::Addc(t[2 * N - 1], t[2 * N - 1]);
-    t[0] = ptx::MadLoCc(a.l_[0], a.l_[0], t[0]);
-    t[1] = ptx::MadcHiCc(a.l_[0], a.l_[0], t[1]);
-    CUZK_UNROLL
-    for (int i = 1; i < N - 1; ++i) {
-      t[2 * i] = ptx::MadcLoCc(a.l_[i], a.l_[i], t[2 * i]);
-      t[2 * i + 1] = ptx::MadcHiCc(a.l_[i], a.l_[i], t[2 * i + 1]);
-    }
-    t[2 * N - 2] = ptx::MadcLoCc(a.l_[N - 1], a.l_[N - 1], t[2 * N - 2]);
-    t[2 * N - 1] = ptx::MadcHi(a.l_[N - 1], a.l_[N - 1], t[2 * N - 1]);
   }
 
   // One accumulator, separate low-half and high-half chains per row.
@@ -516,6 +523,21 @@ class MontField32 {
     y[N - 1] = ptx::MadcHi(m, Mod(N - 1), y[N - 1]);
   }
 
+  // y += c_odd e_i in the odd accumulator's layout (c_j e_i for odd j at
+  // limbs j - 1 and j), one chain; MulAddFused's bounds keep it in N limbs.
+  CUZK_HD static void AddOddProducts(uint32_t (&y)[kLimbs], const MontField32& c, uint32_t ei) {
+    constexpr int N = kLimbs;
+    y[0] = ptx::MadLoCc(c.l_[1], ei, y[0]);
+    y[1] = ptx::MadcHiCc(c.l_[1], ei, y[1]);
+    CUZK_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+      y[j - 1] = ptx::MadcLoCc(c.l_[j], ei, y[j - 1]);
+      y[j] = ptx::MadcHiCc(c.l_[j], ei, y[j]);
+    }
+    y[N - 2] = ptx::MadcLoCc(c.l_[N - 1], ei, y[N - 2]);
+    y[N - 1] = ptx::MadcHi(c.l_[N - 1], ei, y[N - 1]);
+  }
+
   // t += m p with m = t_0 (-p^-1) mod 2^32 (so t_0 becomes 0), then t >>= 32.
   // In: t < 2^(32N + 32) with t[N] valid; out: t < 2p, t[N] = 0.
   CUZK_HD static void ReduceRow(uint32_t (&t)[kLimbs + 1]) {
@@ -532,26 +554,6 @@ class MontField32 {
     CUZK_UNROLL
     for (int j = 0; j < N; ++j) t[j] = t[j + 1];
     t[N] = 0;
-  }
-
-  // t += a b_i 2^(32 i): the low halves in one chain, the high halves in
-  // another, both ending at limb i + N. Why nothing carries past it in
-  // MulAddWide's steps (a, b, c, d < 2^(32N - 1)): before step i the sum is
-  // below 2^(32 (N + i)), so limb i + N is 0; each row adds at most a carry
-  // of 1 from its low chain and hi(a_(N-1) b_i) < 2^31 plus a carry from its
-  // high chain, so after two rows that limb is below 2^32.
-  // (WideProductsMatchSchoolbookOnExtremeLimbs checks this on limbs chosen
-  // for long carry runs; a mutant without the low chains' carries fails it.)
-  CUZK_HD static void AddProductRow(uint32_t (&t)[2 * kLimbs], const MontField32& a, uint32_t bi, int i) {
-    constexpr int N = kLimbs;
-    t[i] = ptx::MadLoCc(a.l_[0], bi, t[i]);
-    CUZK_UNROLL
-    for (int j = 1; j < N; ++j) t[i + j] = ptx::MadcLoCc(a.l_[j], bi, t[i + j]);
-    t[i + N] = ptx::Addc(t[i + N], 0);
-    t[i + 1] = ptx::MadHiCc(a.l_[0], bi, t[i + 1]);
-    CUZK_UNROLL
-    for (int j = 1; j < N - 1; ++j) t[i + j + 1] = ptx::MadcHiCc(a.l_[j], bi, t[i + j + 1]);
-    t[i + N] = ptx::MadcHi(a.l_[N - 1], bi, t[i + N]);
   }
 
   // For values < 2p: subtract p unless that borrows.
