@@ -23,8 +23,11 @@ unsigned Blocks(size_t threads, unsigned block) { return unsigned((threads + blo
 // The FpDfma and FpBoth XYZZ accumulations want a few more registers than
 // Fp's (172 against 164), which leaves 2 blocks an SM instead of 3 and made
 // FpDfma's 2.4x slower (session 11 call 1): capped at 3 blocks (<= 168).
+// Only those two: the cap spilled G2's (Fp2) accumulation 1.7 KB a thread
+// and made its MSM 1.45x slower (2^22: 181.6 ms against 125, session 12
+// call 2).
 template <class F>
-constexpr int kAccumulateMinBlocks = std::is_same_v<F, Fp> ? 1 : 3;
+constexpr int kAccumulateMinBlocks = std::is_same_v<F, FpDfma> || std::is_same_v<F, FpBoth> ? 3 : 1;
 
 template <class F>
 __global__ void __launch_bounds__(kPointBlock, kAccumulateMinBlocks<F>)
