@@ -151,6 +151,22 @@ TYPED_TEST(FieldEmulationTest, MulSubMatchesHost) {
   }
 }
 
+// Square (Fp: SquareFused, each cross product once in Mul's rows) against
+// the host field and against Mul.
+TYPED_TEST(FieldEmulationTest, SquareMatchesHost) {
+  using F = TypeParam;
+  using H = typename F::Host;
+  auto rng = test::SeededRng();
+  for (const F& a : CarryStressValues<F>(rng, 64)) {
+    ASSERT_EQ(a.Square().ToHost(), a.ToHost().Square()) << a.ToHost().ToHex();
+    ASSERT_EQ(a.Square(), F::Mul(a, a)) << a.ToHost().ToHex();
+  }
+  for (int i = 0; i < 50000; ++i) {
+    const H a = H::Random(rng);
+    ASSERT_EQ(F::FromHost(a).Square().ToHost(), a.Square()) << a.ToHex();
+  }
+}
+
 // Fermat's inversion (MontField32::Inverse) against the host's: Fr's p - 2
 // borrows from its second limb.
 TYPED_TEST(FieldEmulationTest, FermatInverseMatchesHost) {
