@@ -41,6 +41,7 @@ template <class F, MulKind kKind>
 CUZK_HD F MulAs(const F& a, const F& b) {
   if constexpr (kKind == MulKind::kSeparateChains) return F::MulSeparateChains(a, b);
   if constexpr (kKind == MulKind::kDfma) return MulDfma(a, b);
+  if constexpr (kKind == MulKind::kSquare) return a.Square();
   if constexpr (kKind == MulKind::kMulSub) return F::MulSub(a, b, b, b);
   return a * b;
 }
@@ -148,6 +149,7 @@ MulThroughput MeasureMul(uint32_t blocks, uint32_t threads, uint32_t rounds, int
   // MulChainKernel runs four independent chains a thread; a MulSub round is two products.
   auto* kernel = kind == MulKind::kSeparateChains ? MulChainKernel<F, MulKind::kSeparateChains>
                  : kind == MulKind::kDfma         ? MulChainKernel<F, MulKind::kDfma>
+                 : kind == MulKind::kSquare       ? MulChainKernel<F, MulKind::kSquare>
                  : kind == MulKind::kMulSub       ? MulChainKernel<F, MulKind::kMulSub>
                                                   : MulChainKernel<F, MulKind::kEvenOdd>;
   const double products = kind == MulKind::kMulSub ? 8.0 : 4.0;

@@ -17,9 +17,10 @@ namespace cuzk::cuda {
 enum class FieldOp { kMul, kAdd, kSub, kNeg, kSquare, kMulSeparateChains, kInverse, kInverseVar, kMulDfma, kMulSub };
 
 // The multiplication formulations the throughput benchmark can time.
+// kSquare: x <- x^2 (Square(): on Fp each cross product once);
 // kMulSub: x <- x y - y y (MontField32::MulSub: on Fp two products, one
 // reduction), counted as two multiplications.
-enum class MulKind { kEvenOdd, kSeparateChains, kDfma, kMulSub };
+enum class MulKind { kEvenOdd, kSeparateChains, kDfma, kSquare, kMulSub };
 
 // out[i] = a[i] op b[i] (b unused by kNeg / kSquare); all spans the same length.
 void ElementwiseOnDevice(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<ff::Fr> out);

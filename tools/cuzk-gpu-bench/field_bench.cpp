@@ -75,6 +75,7 @@ int RunField(const Args& args) {
   } kinds[] = {{cuda::MulKind::kEvenOdd, "even-odd"},
                {cuda::MulKind::kSeparateChains, "separate-chains"},
                {cuda::MulKind::kDfma, "dfma"},
+               {cuda::MulKind::kSquare, "square"},
                {cuda::MulKind::kMulSub, "mul-sub"}};
   for (const auto& k : kinds) {
     for (uint32_t threads : {128u, 256u}) {
