@@ -1,12 +1,14 @@
 #!/bin/bash
 # Session 12 call 4: SquareFused (each cross product once, in Mul's rows)
-# against 7ef97a6's binary in the same call, and the GPU tests.
+# against 7ef97a6's binary in the same call, and the GPU tests (call 4b:
+# CALL4_TESTS= after 4a's wrapper mistake: the bundle's bin/ holds scripts
+# that exec ../libexec/).
 set -u
 REPO=$PWD
-tar xJf out/s12.tgz -C /tmp && mkdir -p /tmp/b && tar xzf out/cuzk-h200.tar.gz -C /tmp/b && cd /tmp/s12 && cp /tmp/b/cuzk-*/bin/cuzk-gpu-bench gpu-bench-new
+tar xJf out/s12.tgz -C /tmp && mkdir -p /tmp/b && tar xzf out/cuzk-h200.tar.gz -C /tmp/b && cd /tmp/s12 && printf '#!/bin/bash\nexec %s "$@"\n' $(echo /tmp/b/cuzk-*/bin/cuzk-gpu-bench) > gpu-bench-new && chmod +x gpu-bench-new
 export LD_LIBRARY_PATH=$PWD/lib
 mkdir -p $OUT/logs
-for t in field_gpu_test point_gpu_test msm_gpu_test groth16_gpu_test; do
+for t in ${CALL4_TESTS-field_gpu_test point_gpu_test msm_gpu_test groth16_gpu_test}; do
   timeout 150 ./$t > $OUT/logs/$t.log 2>&1; echo "$t rc=$?" >> $OUT/summary.txt; tail -1 $OUT/logs/$t.log >> $OUT/summary.txt
 done
 timeout 100 ./gpu-bench-new field --n 262144 > $OUT/logs/field.log 2>&1; echo "field rc=$?" >> $OUT/summary.txt
