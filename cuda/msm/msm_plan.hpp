@@ -37,11 +37,11 @@ inline Layout MakeLayout(uint32_t window_bits) {
 // docs/perf/gpu.md. c stays <= 21 below 2^26 - 1 scalars (at 22 the keys
 // need 25 bits, one more radix pass, and the buckets 4.8 GB; XYZZ, which
 // such MSMs use, was best at 20); from there 22 is allowed, which the model
-// then picks, and those MSMs are batched (DefaultBatch): 2^27 random scalars
-// (a 32 GiB partition's H MSM) took 920.7 ms at c = 22 against 960.1 at 21
-// and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm --log-sizes 27 --windows
-// 0,21,22`), and batched 2^26 460.1 ms at 22 against 470.3 at 20 and 478.3
-// at 21 (session 5 call 7). 2^26 - 1: the H MSM of a 2^26 domain.
+// then picks: 2^27 random scalars (a 32 GiB partition's H MSM) took 920.7 ms
+// at c = 22 against 960.1 at 21 and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm
+// --log-sizes 27 --windows 0,21,22`), and batched 2^26 460.1 ms at 22
+// against 470.3 at 20 and 478.3 at 21 (session 5 call 7). 2^26 - 1: the H
+// MSM of a 2^26 domain.
 inline uint32_t DefaultWindowBits(size_t n_big) {
   const uint32_t max_bits = n_big >= (size_t(1) << 26) - 1 ? 22 : 21;
   uint32_t best = kMinWindowBits;
@@ -58,16 +58,18 @@ inline uint32_t DefaultWindowBits(size_t n_big) {
 // (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
 inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }
 
-// Bucket accumulation for m digit entries: batched affine with 32 chunks a
-// thread for G1 from 2^29 entries, XYZZ below and for G2. Measured on the
-// H200 (docs/perf/gpu.md, 2026-12-02 session 4), random scalars, same run:
-// G1 2^27 at c = 22 (1.6 G entries) 880.5 ms against 921.4 (accumulation
-// 685.7 vs 727.2), 2^26 (872 M) 467.8 vs 487.6, 2^24 (218 M) 129.0 vs 127.3;
-// batches of 8 and 16 slower at every size, and G2 2^22 slower at 8 and 16
-// (its per-chunk state is twice as large). The limit is local memory: each
-// thread's 32 affine sums, differences and prefix products (7.9 KB) live
-// there, ~590 B of traffic per addition.
-inline uint32_t DefaultBatch(size_t entries, bool g1) { return g1 && entries >= (size_t(1) << 29) ? 32 : 0; }
+// Bucket accumulation for m digit entries: XYZZ at every size. The batched
+// affine accumulation (32 chunks a thread) was the default for G1 from 2^29
+// entries while it won there: G1 2^27 at c = 22 (1.6 G entries) 880.5 ms
+// against XYZZ's 921.4 (session 4, docs/perf/gpu.md). Since XYZZ's y3 and
+// squares take fewer multiply-adds (MontField32::MulSub, SquareFused) XYZZ
+// wins at every size: 2^27 857.9 / 858.6 ms against 872.2 / 873.9, 2^26
+// 434.2 / 433.7 against 454.4 / 454.1 (session 12 call 6, same run). The
+// batched form is bound by local memory (each thread's 32 affine sums,
+// differences and prefix products, 7.9 KB, ~590 B of traffic an addition),
+// not by its multiplications, so the field changes barely moved it. It stays
+// as MsmGpuOptions::batch, and this function as the one place to choose.
+inline uint32_t DefaultBatch(size_t /*entries*/, bool /*g1*/) { return 0; }
 
 // The same for the batched affine accumulation, whose threads each run
 // `batch` chunks: ~2^17 threads (a few waves of the ~34k that fit on an H200

@@ -39,8 +39,8 @@
 //     holds its first entry, which writes buckets[key]; a later chunk that
 //     starts inside the bucket writes its part to partials[t] with
 //     partial_keys[t] = key (at most one such "head part" per chunk).
-//  3'. AccumulateBatchedStep (MsmGpuOptions::batch; the default for G1 from
-//     2^29 entries, pippenger::DefaultBatch): the same chunks and the same
+//  3'. AccumulateBatchedStep (MsmGpuOptions::batch; not a default since
+//     session 12, pippenger::DefaultBatch): the same chunks and the same
 //     outputs, K chunks a thread, each chunk's sum affine and the K
 //     divisions of a step sharing one inversion (see the step below).
 //  4. Fixup of buckets split over chunks. A run of chunks with the same head
@@ -248,7 +248,8 @@ CUZK_HD void AccumulateStep(size_t t, size_t chunk, size_t m, uint32_t sentinel,
 // the H200). With K = 32 that is ~7M an addition against madd's 8M + 2S; the
 // price is 5 K field elements of per-thread (local) memory, 240 B a chunk for
 // G1, ~590 B of memory traffic an addition: measured 4% faster than XYZZ from
-// 2^26 scalars, slower below (msm_plan.hpp, DefaultBatch).
+// 2^26 scalars before XYZZ's fused y3 and squares, 1.7% slower at 2^27 since
+// (msm_plan.hpp, DefaultBatch).
 // Equal x (doubling, or P + (-P)) is rare and handled on its own, with its
 // own inversion.
 template <class F>
