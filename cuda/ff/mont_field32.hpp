@@ -73,8 +73,9 @@ class MontField32 {
   // Fr's modulus ends in limbs 1, 0xffffffff (p = 1 mod 2^32, so -p^-1 = -1):
   // the reduction then needs no multiplies for those two limbs.
   static constexpr bool kLowLimbsOneAndAllOnes = kP0 == 1 && kP1 == 0xffffffffu && kInv == 0xffffffffu;
-  // MulAddFused's accumulators hold up to 3p (see there): Fp (p < 2^381) has
-  // room, Fr (p > 2^254) does not.
+  // The fused rows (MulAddFused, SquareFused) hold up to 3p in N limbs (see
+  // MulAddFused): a top limb below 2^30 (p < 2^(32N - 2)) leaves that room.
+  // Fp (p < 2^381) has it, Fr (p > 2^254) does not.
   static constexpr bool kFusedMulSubFits = (kLimbs == 12 ? kP11 : kLimbs == 8 ? kP7 : ~0u) < (1u << 30);
 
   CUZK_HD static constexpr uint32_t Mod(int i) {
@@ -223,8 +224,8 @@ class MontField32 {
   CUZK_HD MontField32& operator-=(const MontField32& o) { return *this = *this - o; }
   CUZK_HD MontField32& operator*=(const MontField32& o) { return *this = Multiply(*this, o); }
   CUZK_HD MontField32 Double() const { return *this + *this; }
-  // a^2: SquareFused on the integer pipe of a field with 3p < 2^(32N) (Fp),
-  // else the field's multiplication.
+  // a^2: SquareFused on the integer pipe where the fused rows fit (Fp), else
+  // the field's multiplication.
   CUZK_HD MontField32 Square() const {
     if constexpr (kPipes == MulPipes::kInteger && kFusedMulSubFits) {
       return SquareFused(*this);
@@ -232,10 +233,10 @@ class MontField32 {
       return Multiply(*this, *this);
     }
   }
-  // a b - c d. On the integer pipe of a field with 4p < 2^(32N) (Fp), one
-  // Montgomery reduction for both products (MulSubFused: 6N^2 multiply-adds
-  // against 8N^2, the XYZZ formulas' y3); else two products on the field's
-  // pipes.
+  // a b - c d. On the integer pipe where the fused rows fit (Fp), one
+  // Montgomery reduction for both products (MulAddFused with -d: 6N^2
+  // multiply-adds against 8N^2; the XYZZ formulas' y3); else two products on
+  // the field's pipes.
   CUZK_HD static MontField32 MulSub(const MontField32& a, const MontField32& b, const MontField32& c,
                                     const MontField32& d) {
     if constexpr (kPipes == MulPipes::kInteger && kFusedMulSubFits) {
@@ -328,7 +329,7 @@ class MontField32 {
   // (a b + c e) R^-1 mod p, fully reduced: Mul's rows with a second product
   // in each, so the two products share one reduction. Row i adds a b_i and
   // c e_i (each in its even and odd chain) before the row's reduction.
-  // Bounds, for a, b, c, e < p and 3p < 2^(32N) (kFusedMulSubFits): after row
+  // Bounds, for a, b, c, e < p and 4p < 2^(32N) (kFusedMulSubFits): after row
   // i the value is (the products' rows so far + M p) / 2^(32 (i + 1)) < 3p,
   // so x <= 3p + 3p 2^32 fits N + 1 limbs and y 2^32 < 3p + 3p 2^32, y < 3p
   // + 1, fits N limbs (its chains never carry out of the top). The result is
