@@ -27,8 +27,10 @@ CUZK_HD F MulOtherPipe(const F& a, const F& b) {
   }
 }
 
-// a b - c d: with one reduction where the field has MulSub (MontField32:
-// lazy reduction of the double-width sum), else two products.
+// a b - c d through the field's MulSub where it has one (MontField32: on Fp
+// both products in one set of Mul's rows with one reduction; on Fr two
+// products; on FpDfma/FpBoth the second on the other pipe), else two
+// products.
 template <class F>
 CUZK_HD F MulSub(const F& a, const F& b, const F& c, const F& d) {
   if constexpr (requires { F::MulSub(a, b, c, d); }) {
@@ -79,8 +81,10 @@ struct XyzzPoint {
   // madd-2008-s: 8M + 2S. The equal-x cases (doubling, P + (-P)) are rare in
   // an MSM but must be right: they branch. Four of the products, each beside
   // an independent one, go to the field's other pipe (MulOtherPipe and
-  // MulSub's second product: FpBoth). On Fp y3's two products share one
-  // reduction (MulSub): ~5,600 multiply-adds instead of 10 x 588.
+  // MulSub's second product: FpBoth; Double, DoubleAffine and operator+ send
+  // their MulSub's second product there too). On Fp the two squares take
+  // SquareFused (456 multiply-adds) and y3's two products one reduction
+  // (MulSub, 876): 6 x 588 + 876 + 2 x 456 = 5,316 against 10 x 588.
   CUZK_HD XyzzPoint AddMixed(const AffinePoint<F>& o) const {
     if (o.IsInfinity()) return *this;
     if (IsInfinity()) return FromAffine(o);

@@ -330,9 +330,10 @@ class MontField32 {
   // in each, so the two products share one reduction. Row i adds a b_i and
   // c e_i (each in its even and odd chain) before the row's reduction.
   // Bounds, for a, b, c, e < p and 4p < 2^(32N) (kFusedMulSubFits): after row
-  // i the value is (the products' rows so far + M p) / 2^(32 (i + 1)) < 3p,
-  // so x <= 3p + 3p 2^32 fits N + 1 limbs and y 2^32 < 3p + 3p 2^32, y < 3p
-  // + 1, fits N limbs (its chains never carry out of the top). The result is
+  // i the value is (the products' rows so far + M p) / 2^(32 (i + 1)) < 3p
+  // (each row adds at most 3 (p - 1)(2^32 - 1)), so x < 3p + 3p 2^32 fits
+  // N + 1 limbs and y 2^32 <= (3p - 1) + 3 (p - 1)(2^32 - 1) < 3p 2^32, so
+  // y < 3p fits N limbs (its chains never carry out of the top). The result is
   // (a b + c e + M p) / R < 2p^2 / R + p < 2p (2p < R): one conditional
   // subtraction.
   CUZK_HD static MontField32 MulAddFused(const MontField32& a, const MontField32& b, const MontField32& c,
@@ -414,12 +415,12 @@ class MontField32 {
   // N (N + 1) / 2 products instead of N^2 (Fp: 456 multiply-adds against
   // 588) in the same even/odd chains. A product lands where Mul's would (at
   // limb k of the row, even k in x, odd in y); the limbs k < i of a row only
-  // shift. Every product at limb i is added by row i (row i' adds at
-  // 2 i' and above), so each row's reduction sees its limb complete. The
-  // bit of 2 a_i above 32 bits is left out of row i (it belongs to a_i^2's
-  // row, not to a cross term): v_(i+1) = a_(i+1) << 1 alone. Bounds as in
-  // MulAddFused (a row adds a_i v < 2^32 2p); 2a needs no limb N because
-  // a_(N-1) < 2^30.
+  // shift. Every product at limb j comes from a row i' <= j / 2 (row i'
+  // adds at 2 i' and above), so by the end of row i limb i is complete when
+  // that row's reduction clears it. Limb i + 1 of v is a_(i+1) << 1 without
+  // the top bit of a_i (a_i itself is not in 2 sum_(k > i) a_k 2^(32 k)).
+  // Bounds as in MulAddFused (a row adds a_i v < 2^32 2p); 2a needs no limb
+  // N because a_(N-1) < 2^30.
   CUZK_HD static MontField32 SquareFused(const MontField32& a) {
     static_assert(kFusedMulSubFits);
     constexpr int N = kLimbs;
@@ -462,21 +463,21 @@ class MontField32 {
       ny[N - 1] = ptx::MadcHi(v(i, N - 1), ai, 0);
       CUZK_UNROLL
       for (int k = 1; k < N; ++k) nx[k] = y[k];
-      // The even products k >= i, one chain from the first of them.
-      constexpr int kNone = -1;
-      int first = kNone;
-      CUZK_UNROLL
-      for (int k = 0; k < N; k += 2) {
-        if (k < i) continue;
-        if (first == kNone) {
-          first = k;
-          nx[k] = ptx::MadLoCc(v(i, k), ai, nx[k]);
-        } else {
+      // The even products k >= i, one chain from the first of them (none in
+      // the last row when N - 1 is odd).
+      const int k0 = i + (i & 1);
+      if (k0 < N) {
+        nx[k0] = ptx::MadLoCc(v(i, k0), ai, nx[k0]);
+        nx[k0 + 1] = ptx::MadcHiCc(v(i, k0), ai, nx[k0 + 1]);
+        CUZK_UNROLL
+        for (int k = k0 + 2; k < N; k += 2) {
           nx[k] = ptx::MadcLoCc(v(i, k), ai, nx[k]);
+          nx[k + 1] = ptx::MadcHiCc(v(i, k), ai, nx[k + 1]);
         }
-        nx[k + 1] = ptx::MadcHiCc(v(i, k), ai, nx[k + 1]);
+        nx[N] = ptx::Addc(0, 0);
+      } else {
+        nx[N] = 0;
       }
-      nx[N] = first == kNone ? 0u : ptx::Addc(0, 0);
       CUZK_UNROLL
       for (int k = 0; k <= N; ++k) x[k] = nx[k];
       CUZK_UNROLL

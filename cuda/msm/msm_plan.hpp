@@ -35,13 +35,14 @@ inline Layout MakeLayout(uint32_t window_bits) {
 // mixed additions) and the fixup of buckets split over chunks:
 // cost(c) = W (n_big + 3 B). Measured optima on the H200 are in
 // docs/perf/gpu.md. c stays <= 21 below 2^26 - 1 scalars (at 22 the keys
-// need 25 bits, one more radix pass, and the buckets 4.8 GB; XYZZ, which
-// such MSMs use, was best at 20); from there 22 is allowed, which the model
-// then picks: 2^27 random scalars (a 32 GiB partition's H MSM) took 920.7 ms
-// at c = 22 against 960.1 at 21 and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm
-// --log-sizes 27 --windows 0,21,22`), and batched 2^26 460.1 ms at 22
-// against 470.3 at 20 and 478.3 at 21 (session 5 call 7). 2^26 - 1: the H
-// MSM of a 2^26 domain.
+// need 25 bits, one more radix pass, and the buckets 4.8 GB; XYZZ was best
+// at 20 there); from there 22 is allowed, which the model then picks: 2^27
+// random scalars (a 32 GiB partition's H MSM) took 920.7 ms at c = 22
+// against 960.1 at 21 and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm
+// --log-sizes 27 --windows 0,21,22`), and 2^26 460.1 ms at 22 against 470.3
+// at 20 and 478.3 at 21 (session 5 call 7, with the batched accumulation
+// that was then the default there; XYZZ across widths not re-measured since
+// its fused y3 and squares). 2^26 - 1: the H MSM of a 2^26 domain.
 inline uint32_t DefaultWindowBits(size_t n_big) {
   const uint32_t max_bits = n_big >= (size_t(1) << 26) - 1 ? 22 : 21;
   uint32_t best = kMinWindowBits;
