@@ -172,8 +172,10 @@ CommandRegistrar kWitnessStats("witness-stats", [](CLI::App& app) {
   cmd->add_option("--partition", args->partition, "partition index")->capture_default_str();
   cmd->add_flag("--sections", args->sections, "also the A and B sections (compiles the circuit)");
   cmd->add_flag("--json", args->json, "one JSON line");
-  cmd->add_option("--against-seed", args->against_seed, "compare with this test sector's witness (same partition)");
-  cmd->add_option("--against-partition", args->against_partition, "compare with this partition's witness");
+  cmd->add_option("--against-seed", args->against_seed, "compare with this test sector's witness (same partition)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--against-partition", args->against_partition, "compare with this partition's witness")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args] { CommandExitCode() = RunWitnessStats(*args); });
 });
 
