@@ -271,59 +271,14 @@ class MontField32 {
   CUZK_HD static MontField32 Mul(const MontField32& a, const MontField32& b) {
     constexpr int N = kLimbs;
     uint32_t x[N + 1], y[N];
-    {  // row 0: the pieces lo/hi(a_j b_0) do not overlap within x or y: no carries
-      const uint32_t bi = b.l_[0];
-      CUZK_UNROLL
-      for (int j = 0; j < N; j += 2) {
-        x[j] = a.l_[j] * bi;
-        x[j + 1] = ptx::MulHi(a.l_[j], bi);
-        y[j] = a.l_[j + 1] * bi;
-        y[j + 1] = ptx::MulHi(a.l_[j + 1], bi);
-      }
-      x[N] = 0;
-      ReduceEvenOdd(x, y);
-    }
+    FirstRow(a, b.l_[0], x, y);
+    ReduceEvenOdd(x, y);
     CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
-      const uint32_t bi = b.l_[i];
-      // Shift by one limb: T/2^32 = (y + x_1) + 2^32 (x_2 .. x_N). The new
-      // even accumulator is y plus x_1 at position 0; its carry goes to
-      // position 1, the first limb of the new odd accumulator, whose chain
-      // also adds the odd products of this row.
-      uint32_t nx[N + 1], ny[N];
-      nx[0] = ptx::AddCc(y[0], x[1]);
-      CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
-        ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
-      }
-      ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
-      ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
-      CUZK_UNROLL
-      for (int k = 1; k < N; ++k) nx[k] = y[k];
-      // Even products into the new even accumulator.
-      nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
-      nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
-      CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
-        nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
-      }
-      nx[N] = ptx::Addc(0, 0);
-      CUZK_UNROLL
-      for (int k = 0; k <= N; ++k) x[k] = nx[k];
-      CUZK_UNROLL
-      for (int k = 0; k < N; ++k) y[k] = ny[k];
+      ShiftedRow(a, b.l_[i], x, y);
       ReduceEvenOdd(x, y);
     }
-    // T = y + x / 2^32 (x_0 = 0 after the last reduction).
-    MontField32 r;
-    r.l_[0] = ptx::AddCc(y[0], x[1]);
-    CUZK_UNROLL
-    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
-    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
-    r.SubtractModulusIfGe();
-    return r;
+    return FromAccumulators(x, y);
   }
 
   // (a b + c e) R^-1 mod p, fully reduced: Mul's rows with a second product
@@ -341,72 +296,18 @@ class MontField32 {
     static_assert(kFusedMulSubFits);
     constexpr int N = kLimbs;
     uint32_t x[N + 1], y[N];
-    {  // row 0: a b_0 without carries (as in Mul), then c e_0 in one chain per accumulator
-      const uint32_t bi = b.l_[0], ei = e.l_[0];
-      CUZK_UNROLL
-      for (int j = 0; j < N; j += 2) {
-        x[j] = a.l_[j] * bi;
-        x[j + 1] = ptx::MulHi(a.l_[j], bi);
-        y[j] = a.l_[j + 1] * bi;
-        y[j + 1] = ptx::MulHi(a.l_[j + 1], bi);
-      }
-      x[0] = ptx::MadLoCc(c.l_[0], ei, x[0]);
-      x[1] = ptx::MadcHiCc(c.l_[0], ei, x[1]);
-      CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        x[j] = ptx::MadcLoCc(c.l_[j], ei, x[j]);
-        x[j + 1] = ptx::MadcHiCc(c.l_[j], ei, x[j + 1]);
-      }
-      x[N] = ptx::Addc(0, 0);
-      AddOddProducts(y, c, ei);
-      ReduceEvenOdd(x, y);
-    }
+    FirstRow(a, b.l_[0], x, y);
+    AddEvenProducts(x, c, e.l_[0]);
+    AddOddProducts(y, c, e.l_[0]);
+    ReduceEvenOdd(x, y);
     CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
-      const uint32_t bi = b.l_[i], ei = e.l_[i];
-      // Mul's shift and row for a b_i ...
-      uint32_t nx[N + 1], ny[N];
-      nx[0] = ptx::AddCc(y[0], x[1]);
-      CUZK_UNROLL
-      for (int j = 1; j < N - 1; j += 2) {
-        ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
-        ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
-      }
-      ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
-      ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
-      CUZK_UNROLL
-      for (int k = 1; k < N; ++k) nx[k] = y[k];
-      nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
-      nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
-      CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
-        nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
-      }
-      nx[N] = ptx::Addc(0, 0);
-      // ... then c e_i into both accumulators.
-      nx[0] = ptx::MadLoCc(c.l_[0], ei, nx[0]);
-      nx[1] = ptx::MadcHiCc(c.l_[0], ei, nx[1]);
-      CUZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        nx[j] = ptx::MadcLoCc(c.l_[j], ei, nx[j]);
-        nx[j + 1] = ptx::MadcHiCc(c.l_[j], ei, nx[j + 1]);
-      }
-      nx[N] = ptx::Addc(nx[N], 0);
-      AddOddProducts(ny, c, ei);
-      CUZK_UNROLL
-      for (int k = 0; k <= N; ++k) x[k] = nx[k];
-      CUZK_UNROLL
-      for (int k = 0; k < N; ++k) y[k] = ny[k];
+      ShiftedRow(a, b.l_[i], x, y);
+      AddEvenProducts(x, c, e.l_[i]);
+      AddOddProducts(y, c, e.l_[i]);
       ReduceEvenOdd(x, y);
     }
-    MontField32 r;
-    r.l_[0] = ptx::AddCc(y[0], x[1]);
-    CUZK_UNROLL
-    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
-    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
-    r.SubtractModulusIfGe();
-    return r;
+    return FromAccumulators(x, y);
   }
 
   // a^2 R^-1 mod p in Mul's rows with each cross product once: row i adds
@@ -431,18 +332,11 @@ class MontField32 {
     // Limb k of row i's multiplicand (k >= i).
     auto v = [&](int i, int k) -> uint32_t { return k == i ? a.l_[i] : k == i + 1 ? a.l_[k] << 1 : d[k]; };
     uint32_t x[N + 1], y[N];
-    {  // row 0: no carries between the pieces (as in Mul)
-      const uint32_t ai = a.l_[0];
-      CUZK_UNROLL
-      for (int j = 0; j < N; j += 2) {
-        x[j] = v(0, j) * ai;
-        x[j + 1] = ptx::MulHi(v(0, j), ai);
-        y[j] = v(0, j + 1) * ai;
-        y[j + 1] = ptx::MulHi(v(0, j + 1), ai);
-      }
-      x[N] = 0;
-      ReduceEvenOdd(x, y);
-    }
+    MontField32 v0;  // row 0's multiplicand: a_0, then the limbs of 2a above it
+    CUZK_UNROLL
+    for (int k = 0; k < N; ++k) v0.l_[k] = v(0, k);
+    FirstRow(v0, a.l_[0], x, y);
+    ReduceEvenOdd(x, y);
     CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
       const uint32_t ai = a.l_[i];
@@ -484,13 +378,7 @@ class MontField32 {
       for (int k = 0; k < N; ++k) y[k] = ny[k];
       ReduceEvenOdd(x, y);
     }
-    MontField32 r;
-    r.l_[0] = ptx::AddCc(y[0], x[1]);
-    CUZK_UNROLL
-    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
-    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
-    r.SubtractModulusIfGe();
-    return r;
+    return FromAccumulators(x, y);
   }
 
   // t R^-1 mod p, fully reduced, for a double-width t < p^2 (the product of
@@ -615,6 +503,81 @@ class MontField32 {
     }
     y[N - 2] = ptx::MadcLoCc(m, Mod(N - 1), y[N - 2]);
     y[N - 1] = ptx::MadcHi(m, Mod(N - 1), y[N - 1]);
+  }
+
+  // Mul's rows on the even/odd accumulators (state between rows: see Mul).
+  // Row 0: x, y = a b_0. The pieces lo/hi(a_j b_0) do not overlap within x
+  // or y: no carries.
+  CUZK_HD static void FirstRow(const MontField32& a, uint32_t bi, uint32_t (&x)[kLimbs + 1], uint32_t (&y)[kLimbs]) {
+    constexpr int N = kLimbs;
+    CUZK_UNROLL
+    for (int j = 0; j < N; j += 2) {
+      x[j] = a.l_[j] * bi;
+      x[j + 1] = ptx::MulHi(a.l_[j], bi);
+      y[j] = a.l_[j + 1] * bi;
+      y[j + 1] = ptx::MulHi(a.l_[j + 1], bi);
+    }
+    x[N] = 0;
+  }
+
+  // Rows 1 .. N-1 (after the previous row's reduction): shift by one limb,
+  // T/2^32 = (y + x_1) + 2^32 (x_2 .. x_N), and add a b_i. The new even
+  // accumulator is y plus x_1 at position 0; its carry goes to position 1,
+  // the first limb of the new odd accumulator, whose chain also adds the odd
+  // products of this row; the even products follow in one chain.
+  CUZK_HD static void ShiftedRow(const MontField32& a, uint32_t bi, uint32_t (&x)[kLimbs + 1], uint32_t (&y)[kLimbs]) {
+    constexpr int N = kLimbs;
+    uint32_t nx[N + 1], ny[N];
+    nx[0] = ptx::AddCc(y[0], x[1]);
+    CUZK_UNROLL
+    for (int j = 1; j < N - 1; j += 2) {
+      ny[j - 1] = ptx::MadcLoCc(a.l_[j], bi, x[j + 1]);
+      ny[j] = ptx::MadcHiCc(a.l_[j], bi, x[j + 2]);
+    }
+    ny[N - 2] = ptx::MadcLoCc(a.l_[N - 1], bi, x[N]);
+    ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
+    CUZK_UNROLL
+    for (int k = 1; k < N; ++k) nx[k] = y[k];
+    nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
+    nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
+    CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
+      nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
+    }
+    nx[N] = ptx::Addc(0, 0);
+    CUZK_UNROLL
+    for (int k = 0; k <= N; ++k) x[k] = nx[k];
+    CUZK_UNROLL
+    for (int k = 0; k < N; ++k) y[k] = ny[k];
+  }
+
+  // The value after the last row's reduction, T = y + x / 2^32 (x_0 = 0),
+  // fully reduced (T < 2p).
+  CUZK_HD static MontField32 FromAccumulators(const uint32_t (&x)[kLimbs + 1], const uint32_t (&y)[kLimbs]) {
+    constexpr int N = kLimbs;
+    MontField32 r;
+    r.l_[0] = ptx::AddCc(y[0], x[1]);
+    CUZK_UNROLL
+    for (int k = 1; k < N - 1; ++k) r.l_[k] = ptx::AddcCc(y[k], x[k + 1]);
+    r.l_[N - 1] = ptx::Addc(y[N - 1], x[N]);
+    r.SubtractModulusIfGe();
+    return r;
+  }
+
+  // x += c_even e_i in the even accumulator's layout (c_j e_i for even j at
+  // limbs j and j + 1), one chain whose carry goes to x_N; MulAddFused's
+  // bounds keep it there.
+  CUZK_HD static void AddEvenProducts(uint32_t (&x)[kLimbs + 1], const MontField32& c, uint32_t ei) {
+    constexpr int N = kLimbs;
+    x[0] = ptx::MadLoCc(c.l_[0], ei, x[0]);
+    x[1] = ptx::MadcHiCc(c.l_[0], ei, x[1]);
+    CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      x[j] = ptx::MadcLoCc(c.l_[j], ei, x[j]);
+      x[j + 1] = ptx::MadcHiCc(c.l_[j], ei, x[j + 1]);
+    }
+    x[N] = ptx::Addc(x[N], 0);
   }
 
   // y += c_odd e_i in the odd accumulator's layout (c_j e_i for odd j at
