@@ -68,7 +68,8 @@ int RunField(const Args& args) {
   // cannot read the running clock portably.
   const double imad_per_s = sms * 64.0 * 1.98e9;
   // The percentages are of what the integer pipe alone allows at Mul's
-  // multiply-add count; the dfma row can pass 100% (its products are FP64).
+  // multiply-add count; the dfma row can pass 100% (its products are FP64),
+  // and so can square and mul-sub (fewer multiply-adds a product: 456, 438).
   const struct {
     cuda::MulKind kind;
     const char* name;
