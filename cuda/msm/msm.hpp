@@ -72,6 +72,10 @@ struct MsmGpuOptions {
   // summed apart, Pippenger runs on the rest. false: they go through the
   // digits as one entry each (the compact-digit path, kept to measure against).
   bool split_ones = true;
+  // Digit entries (step 1c): -1 as pippenger::WindowMajorDigits chooses; 0:
+  // compact (nonzero digits only, one sort on all key bits); 1: window-major
+  // (every window's slot, each window sorted apart on c - 1 bits).
+  int window_major = -1;
   // Streamed calls (RunStreamed, RunDensityStreamed): bases per slice; 0: 2^22
   // (G1: 384 MiB per staging buffer, G2: 768 MiB; two on the host, pinned, two on the device).
   size_t stream_slice = 0;
@@ -103,6 +107,7 @@ struct MsmGpuTimings {
   float host_ms = 0;        // window combination on the host (wall clock)
   uint32_t window_bits = 0;
   size_t chunk = 0;
+  bool window_major = false;                // the digit layout used
   uint32_t batch = 0;                       // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
   MulPipes mul_pipes = MulPipes::kInteger;  // as used
   size_t ones = 0;                          // scalars summed by the split
@@ -191,7 +196,7 @@ class Msm {
                    MsmGpuTimings* timings);
   // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
-               const pippenger::Layout& layout, const uint64_t* words, const uint32_t* ranks);
+               const pippenger::Layout& layout, bool window_major, const uint64_t* words, const uint32_t* ranks);
 
   Stream stream_;
   Event events_[8];

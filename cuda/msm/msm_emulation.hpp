@@ -24,6 +24,7 @@ struct EmulationSizes {
   size_t chunk = 0;          // 0: DefaultChunk
   uint32_t segment_len = 0;  // 0: DefaultSegmentLen
   bool split_ones = true;    // MsmGpuOptions::split_ones
+  int window_major = -1;     // MsmGpuOptions::window_major (-1: WindowMajorDigits)
   uint32_t batch = 0;        // MsmGpuOptions::batch (0, 1: XYZZ accumulation; 2, 4, 8, 16, 32: batched
                              // affine; the device takes 8, 16, 32)
 };
@@ -111,19 +112,36 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   size_t n_big = 0;
   for (uint32_t f : counts) n_big += f;
   const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
-  for (size_t i = 0; i < n; ++i) CountDigitsStep(i, layout, canon.data(), counts.data());
-  size_t m = 0;
-  for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(m), m += counts[i];
+  const bool window_major = sizes.window_major < 0 ? WindowMajorDigits(n, n_big) : sizes.window_major == 1;
+  size_t m = n * layout.windows;
+  if (!window_major) {
+    for (size_t i = 0; i < n; ++i) CountDigitsStep(i, layout, canon.data(), counts.data());
+    m = 0;
+    for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(m), m += counts[i];
+  }
   if (m == 0) return ones_sum;
   std::vector<uint32_t> keys(m), vals(m);
   for (size_t i = 0; i < n; ++i) {
-    DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
+    if (window_major) {
+      WindowDigitsStep(i, n, layout, canon.data(), words, ranks.data(), keys.data(), vals.data());
+    } else {
+      DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
+    }
   }
   // 2: sort by key (stable like the radix sort; the order of equal keys does
-  // not change the sum anyway).
+  // not change the sum anyway). Window-major: each window's n entries apart,
+  // on the key bits below c - 1, as SortPairsByWindow does.
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  if (window_major) {
+    const uint32_t low = layout.buckets - 1;
+    for (uint32_t w = 0; w < layout.windows; ++w) {
+      std::stable_sort(order.begin() + ptrdiff_t(w * n), order.begin() + ptrdiff_t((w + 1) * n),
+                       [&](size_t a, size_t b) { return (keys[a] & low) < (keys[b] & low); });
+    }
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  }
   std::vector<uint32_t> sorted_keys(m), sorted_vals(m);
   for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
 

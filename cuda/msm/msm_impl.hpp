@@ -335,9 +335,17 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   const pippenger::Layout layout =
       pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
-  pippenger::LaunchCountDigits(n, layout, canon_.data(), counts_.data(), s);
-  const size_t m =
-      pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  if (options.window_major < -1 || options.window_major > 1) {
+    throw std::invalid_argument("GPU Msm: window_major must be -1, 0 or 1, got " +
+                                std::to_string(options.window_major));
+  }
+  const bool window_major =
+      options.window_major < 0 ? pippenger::WindowMajorDigits(n, n_big) : options.window_major == 1;
+  size_t m = n * layout.windows;  // window-major: a slot per window, no count needed
+  if (!window_major) {
+    pippenger::LaunchCountDigits(n, layout, canon_.data(), counts_.data(), s);
+    m = pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  }
   if (m > size_t(UINT32_MAX)) throw std::invalid_argument("GPU Msm: more than 2^32 - 1 digit entries");
   // The FP64 pipes have only the XYZZ accumulation: the default batch is 0 there.
   const uint32_t batch = options.batch < 0   ? (fp64 ? 0 : pippenger::DefaultBatch(m, kG1))
@@ -346,7 +354,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
                                      : pippenger::DefaultChunk(std::max<size_t>(m, 1));
-  if (m > 0) RunTail(bases, n, m, chunk, batch, options.mul_pipes, layout, words, ranks);
+  if (m > 0) RunTail(bases, n, m, chunk, batch, options.mul_pipes, layout, window_major, words, ranks);
   events_[5].Record(s);
   events_[5].Synchronize();
   events_[7].Synchronize();
@@ -374,6 +382,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     timings->window_bits = layout.window_bits;
     timings->chunk = chunk;
+    timings->window_major = window_major;
     timings->batch = batch;
     timings->mul_pipes = options.mul_pipes;
     timings->ones = last_ones_;
@@ -384,7 +393,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 
 template <class Curve>
 void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
-                         const pippenger::Layout& layout, const uint64_t* words, const uint32_t* ranks) {
+                         const pippenger::Layout& layout, bool window_major, const uint64_t* words,
+                         const uint32_t* ranks) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
   const size_t chunks = (m + chunk - 1) / chunk;
@@ -392,14 +402,22 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, u
   const uint32_t segments = layout.buckets / segment_len;
   const int key_bits = std::bit_width(layout.Sentinel());
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
-  pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(), s);
+  if (window_major) {
+    pippenger::LaunchWindowDigits(n, layout, canon_.data(), words, ranks, keys_[0].data(), vals_[0].data(), s);
+  } else {
+    pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(),
+                            s);
+  }
   events_[2].Record(s);
 
-  const size_t temp_bytes = pippenger::SortTempBytes(m, key_bits);
+  const size_t temp_bytes =
+      window_major ? pippenger::SortTempBytes(n, int(layout.window_bits) - 1) : pippenger::SortTempBytes(m, key_bits);
   Reserve(sort_temp_, temp_bytes);
   uint32_t* const key_bufs[2] = {keys_[0].data(), keys_[1].data()};
   uint32_t* const val_bufs[2] = {vals_[0].data(), vals_[1].data()};
-  const int sorted = pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
+  const int sorted = window_major
+                         ? pippenger::SortPairsByWindow(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, n, layout, s)
+                         : pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
   events_[3].Record(s);
 
   const size_t bucket_count = size_t(layout.windows) * layout.buckets;

@@ -23,6 +23,9 @@ void LaunchOnesIndex(size_t n, const uint32_t* ones, const uint32_t* offsets, co
 void LaunchCountDigits(size_t n, const Layout& layout, const Fr* canon, uint32_t* counts, cudaStream_t stream);
 void LaunchDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
                   const uint32_t* offsets, uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+// Step 1c window-major (WindowDigitsStep): n W entries, entry (w, i) at w n + i.
+void LaunchWindowDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                        uint32_t* keys, uint32_t* vals, cudaStream_t stream);
 // out = exclusive prefix sums of in (n >= 1 values); returns the total
 // (in[n-1] + out[n-1], read back: waits for the stream). `temp` must hold
 // ScanTempBytes(n).
@@ -35,6 +38,11 @@ size_t ExclusiveSumTotal(void* temp, size_t temp_bytes, const uint32_t* in, uint
 size_t SortTempBytes(size_t m, int end_bit);
 int SortPairs(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* const vals[2], size_t m, int end_bit,
               cudaStream_t stream);
+// The window-major entries: each window's n pairs sorted apart by key bits
+// [0, c - 1) (its keys share the bits above). `temp` must hold
+// SortTempBytes(n, c - 1). Returns the buffer index as SortPairs does.
+int SortPairsByWindow(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* const vals[2], size_t n,
+                      const Layout& layout, cudaStream_t stream);
 
 // The point side.
 template <class F>

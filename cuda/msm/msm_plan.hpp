@@ -55,6 +55,13 @@ inline uint32_t DefaultWindowBits(size_t n_big) {
   return best;
 }
 
+// Digit entries window-major (msm_steps.hpp, WindowDigitsStep) when nearly
+// every scalar is >= 2 (random scalars: the H MSM; a zero digit then costs a
+// skipped slot) and there are enough of them that W sorts of n pairs cost no
+// more launches than they save; else compact (only the nonzero digits, one
+// sort: the witness MSMs, whose tails are small and sparse in digits).
+inline bool WindowMajorDigits(size_t n, size_t n_big) { return n >= (size_t(1) << 18) && n_big >= n - n / 16; }
+
 // Sorted entries per accumulation thread: enough threads to fill the GPU
 // (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
 inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }

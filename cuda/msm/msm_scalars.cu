@@ -43,6 +43,13 @@ __global__ void __launch_bounds__(kDigitsBlock)
   if (i < n) DigitsStep(i, layout, canon, words, ranks, offsets, keys, vals);
 }
 
+__global__ void __launch_bounds__(kDigitsBlock)
+    WindowDigitsKernel(size_t n, Layout layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                       uint32_t* keys, uint32_t* vals) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) WindowDigitsStep(i, n, layout, canon, words, ranks, keys, vals);
+}
+
 int CheckedCount(size_t m) {
   if (m > size_t(std::numeric_limits<int>::max())) {
     throw std::invalid_argument("GPU MSM sort: more than 2^31 - 1 entries (n times windows); use wider windows");
@@ -79,6 +86,13 @@ void LaunchDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
+void LaunchWindowDigits(size_t n, const Layout& layout, const Fr* canon, const uint64_t* words, const uint32_t* ranks,
+                        uint32_t* keys, uint32_t* vals, cudaStream_t stream) {
+  if (n == 0) return;
+  WindowDigitsKernel<<<Blocks(n), kDigitsBlock, 0, stream>>>(n, layout, canon, words, ranks, keys, vals);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
 size_t ScanTempBytes(size_t n) {
   size_t bytes = 0;
   CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
@@ -110,6 +124,21 @@ int SortPairs(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* 
   CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, CheckedCount(m), 0, end_bit, stream));
   if (k.selector != v.selector) throw std::logic_error("GPU MSM sort: keys and values ended in different buffers");
   return k.selector;
+}
+
+int SortPairsByWindow(void* temp, size_t temp_bytes, uint32_t* const keys[2], uint32_t* const vals[2], size_t n,
+                      const Layout& layout, cudaStream_t stream) {
+  const int bits = int(layout.window_bits) - 1;
+  int selector = -1;
+  for (uint32_t w = 0; w < layout.windows; ++w) {
+    const size_t at = size_t(w) * n;
+    uint32_t* const k[2] = {keys[0] + at, keys[1] + at};
+    uint32_t* const v[2] = {vals[0] + at, vals[1] + at};
+    const int s = SortPairs(temp, temp_bytes, k, v, n, bits, stream);
+    if (selector >= 0 && s != selector) throw std::logic_error("GPU MSM sort: windows ended in different buffers");
+    selector = s;
+  }
+  return selector;
 }
 
 }  // namespace cuzk::cuda::pippenger

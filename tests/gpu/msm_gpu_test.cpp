@@ -301,6 +301,56 @@ TEST_F(MsmGpuTest, BatchedAffineAccumulationMatchesCpu) {
   }
 }
 
+// Window-major digit entries (MsmGpuOptions::window_major; by default only
+// from 2^18 scalars nearly all >= 2, so forced here): every window sorted
+// apart on c - 1 bits, zero digits as skipped slots. Random, skewed (zero
+// digits in most windows), witness-like with and without the split, edge
+// buckets, density-masked, with every accumulation, against the CPU MSM.
+TEST_F(MsmGpuTest, WindowMajorDigitsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
+  std::vector<ff::Fr> skewed(kMaxN), witness(kMaxN);
+  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 5000);
+  for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+  const EdgeInputs edge = EdgeBuckets();
+  const G1DeviceBases edge_dev(edge.bases);
+  for (int batch : {0, 32}) {
+    const std::string what = "window-major, batch " + std::to_string(batch);
+    ExpectMatchesCpu(*device_bases_, *bases_, random, {.window_major = 1, .batch = batch}, what + " random");
+    for (uint32_t c : {4u, 9u, 16u}) {
+      ExpectMatchesCpu(*device_bases_, *bases_, random,
+                       {.window_bits = c, .chunk = 3, .window_major = 1, .batch = batch}, what + " random, chunk 3");
+    }
+    ExpectMatchesCpu(*device_bases_, *bases_, skewed, {.chunk = 1, .window_major = 1, .batch = batch},
+                     what + " skewed, chunk 1");
+    for (bool split : {true, false}) {
+      ExpectMatchesCpu(*device_bases_, *bases_, witness, {.split_ones = split, .window_major = 1, .batch = batch},
+                       what + " witness");
+    }
+    ExpectMatchesCpu(edge_dev, edge.bases, edge.scalars,
+                     {.window_bits = 5, .chunk = 2, .window_major = 1, .batch = batch}, what + " edge");
+    msm::DensityBitmap density(kMaxN);
+    for (size_t i = 0; i < kMaxN; ++i) density.Set(i, rng() % 3 != 0);
+    G1Msm msm;
+    MsmGpuTimings t;
+    EXPECT_EQ(
+        msm.RunDensity(*device_bases_, random.data(), density, {.window_major = 1, .batch = batch}, &t).ToAffine(),
+        msm::MsmG1Density(std::span(*bases_).first(density.Count()), random, density).ToAffine())
+        << what << " density";
+    EXPECT_TRUE(t.window_major);
+  }
+  ExpectMatchesCpu(*device_bases_, *bases_, random, {.window_major = 1, .mul_pipes = MulPipes::kBoth},
+                   "window-major, FpBoth");
+  G1Msm msm;
+  MsmGpuTimings t;
+  msm.Run(*device_bases_, random.data(), 1000, {}, &t);
+  EXPECT_FALSE(t.window_major) << "the default below 2^18 scalars is compact";
+  for (int bad : {-2, 2}) {
+    EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.window_major = bad}), std::invalid_argument) << bad;
+  }
+}
+
 // The XYZZ accumulation on FpDfma and FpBoth (MsmGpuOptions::mul_pipes: limb
 // products on the FP64 pipe) against the CPU MSM, on random, skewed and edge
 // inputs (P + P and P + (-P) in a bucket).
@@ -379,6 +429,11 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   std::vector<ff::Fr> skewed(kN);
   for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(1 + rng() % 3);
   EXPECT_EQ(msm.Run(device, skewed.data(), kN).ToAffine(), msm::MsmG2(bases, skewed).ToAffine()) << "skewed";
+  for (uint32_t c : {0u, 6u}) {
+    EXPECT_EQ(msm.Run(device, skewed.data(), kN, {.window_bits = c, .chunk = 3, .window_major = 1}).ToAffine(),
+              msm::MsmG2(bases, skewed).ToAffine())
+        << "skewed, window-major, c=" << c;
+  }
   std::vector<ff::Fr> witness(kN);
   for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
   const ec::G2Affine want_witness = msm::MsmG2(bases, witness).ToAffine();

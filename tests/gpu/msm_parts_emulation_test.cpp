@@ -250,6 +250,76 @@ TEST(MsmPipelineEmulationTest, BatchedAffineAccumulationMatchesCpuMsm) {
   EXPECT_THROW(pippenger::EmulatedMsmG1(bases, random, nullptr, {.batch = 3}), std::invalid_argument);
 }
 
+// Window-major digit entries (msm_steps.hpp, WindowDigitsStep; each window
+// sorted apart) against the CPU MSM and against the compact layout: random
+// scalars, small ones (zero digits in most windows: kNoBase slots), witness-
+// like with and without the split (every slot of a 0 or 1 skipped), density-
+// masked, the edge cases, all zeros; with both accumulations and chunk sizes
+// that put chunk boundaries inside buckets and across windows.
+TEST(MsmPipelineEmulationTest, WindowMajorDigitsMatchCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 140;
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
+  std::vector<ff::Fr> random(n), small(n), witness(n);
+  for (auto& s : random) s = ff::Fr::Random(rng);
+  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
+  for (auto& s : witness) {
+    const unsigned r = unsigned(rng() % 100);
+    s = r < 50 ? ff::Fr::Zero() : r < 95 ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  for (uint32_t batch : {0u, 4u}) {
+    for (size_t chunk : {size_t(1), size_t(3), size_t(0)}) {
+      const std::string what = "window-major batch=" + std::to_string(batch) + " chunk=" + std::to_string(chunk);
+      for (const auto* scalars : {&random, &small, &witness}) {
+        for (bool split : {true, false}) {
+          const pippenger::EmulationSizes sizes{.window_bits = 5,
+                                                .chunk = chunk,
+                                                .segment_len = 4,
+                                                .split_ones = split,
+                                                .window_major = 1,
+                                                .batch = batch};
+          ExpectSameMsm(bases, *scalars, sizes, what);
+          pippenger::EmulationSizes compact = sizes;
+          compact.window_major = 0;
+          EXPECT_EQ(pippenger::EmulatedMsmG1(bases, *scalars, nullptr, sizes).ToAffine(),
+                    pippenger::EmulatedMsmG1(bases, *scalars, nullptr, compact).ToAffine())
+              << what << " against compact";
+        }
+      }
+    }
+  }
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
+  const std::span<const ec::G1Affine> dense = std::span<const ec::G1Affine>(bases).first(density.Count());
+  EXPECT_EQ(
+      pippenger::EmulatedMsmG1(dense, random, &density, {.window_bits = 6, .chunk = 2, .window_major = 1}).ToAffine(),
+      msm::MsmG1Density(dense, random, density).ToAffine());
+  const ec::G1Affine p = RandomPoint(rng), q = RandomPoint(rng);
+  const std::vector<ec::G1Affine> edge_bases = {p, p, -p, q, ec::G1Affine::Infinity(), q, -q, p};
+  const std::vector<ff::Fr> edge_scalars = {ff::Fr::FromUint64(3),        -ff::Fr::One(),
+                                            ff::Fr::FromUint64(3),        ff::Fr::Random(rng),
+                                            ff::Fr::Random(rng),          ff::Fr::FromUint64(1u << 20),
+                                            ff::Fr::FromUint64(1u << 20), ff::Fr::Zero()};
+  for (uint32_t c : {4u, 7u}) {
+    ExpectSameMsm(edge_bases, edge_scalars, {.window_bits = c, .chunk = 2, .window_major = 1}, "window-major edge");
+  }
+  EXPECT_TRUE(pippenger::EmulatedMsmG1(bases, std::vector<ff::Fr>(n, ff::Fr::Zero()), nullptr,
+                                       {.window_bits = 6, .window_major = 1})
+                  .IsInfinity());
+}
+
+// Window-major digits only where nearly every scalar is >= 2 and there are
+// enough scalars for W sorts (the H MSM); the witness MSMs stay compact.
+TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
+  const size_t big = size_t(1) << 20;
+  EXPECT_TRUE(pippenger::WindowMajorDigits(big, big));
+  EXPECT_TRUE(pippenger::WindowMajorDigits(big, big - big / 16));
+  EXPECT_FALSE(pippenger::WindowMajorDigits(big, big - big / 16 - 1));
+  EXPECT_FALSE(pippenger::WindowMajorDigits(big, big / 100));  // a witness MSM's tail
+  EXPECT_FALSE(pippenger::WindowMajorDigits(size_t(1) << 17, size_t(1) << 17));
+  EXPECT_TRUE(pippenger::WindowMajorDigits(size_t(1) << 18, size_t(1) << 18));
+}
+
 // The default width: the cost model, with 22 bits allowed only from 2^26 - 1
 // scalars (measured on the H200: 2^27 at c = 22 920.7 ms, 21 960.1, 20
 // 981.5; batched 2^26 at 22 460.1 ms, 20 470.3); below that the widths
@@ -304,8 +374,10 @@ TEST(MsmPipelineEmulationTest, G2RandomSkewedAndDensityMatchCpuMsm) {
   const ec::G2Affine want = msm::MsmG2(bases, scalars).ToAffine();
   for (auto sizes :
        {pippenger::EmulationSizes{.window_bits = 5, .chunk = 1, .segment_len = 4},
-        pippenger::EmulationSizes{.window_bits = 9, .chunk = 3, .segment_len = 16}, pippenger::EmulationSizes{}}) {
-    EXPECT_EQ(pippenger::EmulatedMsmG2(bases, scalars, nullptr, sizes).ToAffine(), want) << sizes.window_bits;
+        pippenger::EmulationSizes{.window_bits = 9, .chunk = 3, .segment_len = 16}, pippenger::EmulationSizes{},
+        pippenger::EmulationSizes{.window_bits = 6, .chunk = 2, .segment_len = 4, .window_major = 1}}) {
+    EXPECT_EQ(pippenger::EmulatedMsmG2(bases, scalars, nullptr, sizes).ToAffine(), want)
+        << sizes.window_bits << " window-major " << sizes.window_major;
   }
   msm::DensityBitmap density(scalars.size());
   for (size_t i = 0; i < scalars.size(); ++i) density.Set(i, rng() % 2 == 0);
