@@ -93,6 +93,9 @@ struct MsmGpuOptions {
   // kept off, for the kernel work in docs/perf/msm-next.md. With either, the
   // default batch is 0 (they have no batched accumulation).
   MulPipes mul_pipes = MulPipes::kInteger;
+  // Buckets per running-sum thread (step 5): 0: pippenger::DefaultSegmentLen;
+  // else a power of two, at most the buckets of a window.
+  uint32_t segment_len = 0;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -108,6 +111,7 @@ struct MsmGpuTimings {
   uint32_t window_bits = 0;
   size_t chunk = 0;
   bool window_major = false;                // the digit layout used
+  uint32_t segment_len = 0;                 // buckets per running-sum thread, as used
   uint32_t batch = 0;                       // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
   MulPipes mul_pipes = MulPipes::kInteger;  // as used
   size_t ones = 0;                          // scalars summed by the split
@@ -194,9 +198,18 @@ class Msm {
   Result RunSlices(std::span<const HostPoint> bases, const ff::Fr* scalars, const std::vector<Slice>& slices,
                    const uint64_t* words, const uint32_t* slice_ranks, const MsmGpuOptions& options,
                    MsmGpuTimings* timings);
-  // Steps 1c-6 for m > 0 digit entries; the window sums land in window_sums_.
-  void RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
-               const pippenger::Layout& layout, bool window_major, const uint64_t* words, const uint32_t* ranks);
+  // How steps 1c-6 run, as RunQueued chose from the options and the scalars.
+  struct TailPlan {
+    uint32_t window_bits = 0;  // c (pippenger::MakeLayout)
+    size_t m = 0;              // digit entries (> 0)
+    size_t chunk = 0;          // entries per accumulation chunk
+    uint32_t batch = 0;
+    MulPipes mul_pipes = MulPipes::kInteger;
+    bool window_major = false;
+    uint32_t segment_len = 0;
+  };
+  // Steps 1c-6; the window sums land in window_sums_.
+  void RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks);
 
   Stream stream_;
   Event events_[8];

@@ -66,7 +66,7 @@ XyzzPoint<F> EmulatedOnesSum(std::span<const AffinePoint<F>> bases, const std::v
   if (count == 0) return XyzzPoint<F>::Infinity();
   std::vector<uint32_t> indices(count);
   for (size_t i = 0; i < n; ++i) OnesIndexStep(i, ones.data(), offsets.data(), words, ranks, indices.data());
-  if (chunk == 0) chunk = DefaultChunk(count);
+  if (chunk == 0) chunk = OnesChunk(count);
   std::vector<XyzzPoint<F>> level((count + chunk - 1) / chunk);
   for (size_t t = 0; t < level.size(); ++t) OnesSumStep(t, chunk, count, indices.data(), bases.data(), level.data());
   while (level.size() > 1) {
@@ -146,7 +146,9 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
 
   // 3-4: buckets (all-zero = infinity, as after the device memset).
-  const size_t chunk = sizes.chunk ? sizes.chunk : sizes.batch > 1 ? BatchedChunk(m, sizes.batch) : DefaultChunk(m);
+  const size_t chunk = sizes.chunk       ? sizes.chunk
+                       : sizes.batch > 1 ? BatchedChunk(m, sizes.batch)
+                                         : DefaultChunk(m, layout);
   const size_t chunks = (m + chunk - 1) / chunk;
   std::vector<XyzzPoint<F>> buckets(size_t(layout.windows) * layout.buckets);
   std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(XyzzPoint<F>));
@@ -165,7 +167,8 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
 
   // 5-6: per-window sums.
-  const uint32_t segment_len = sizes.segment_len ? sizes.segment_len : DefaultSegmentLen(layout);
+  const uint32_t segment_len =
+      sizes.segment_len ? sizes.segment_len : DefaultSegmentLen(layout, /*g2=*/!std::is_same_v<F, Fp>);
   if (segment_len == 0 || layout.buckets % segment_len != 0) {
     throw std::invalid_argument("EmulatedMsm: segment length must divide the bucket count");
   }

@@ -249,7 +249,7 @@ bool Msm<Curve>::SumOnes(const Point* bases, size_t n, const uint64_t* words, co
   if (count == 0) return false;
   Reserve(ones_indices_, count);
   pippenger::LaunchOnesIndex(n, ones_flags_.data(), ones_offsets_.data(), words, ranks, ones_indices_.data(), s);
-  const size_t chunk = pippenger::DefaultChunk(count);
+  const size_t chunk = pippenger::OnesChunk(count);
   const size_t chunks = (count + chunk - 1) / chunk;
   Reserve(ones_level_[0], chunks);
   Reserve(ones_level_[1], (chunks + pippenger::kGroupSum - 1) / pippenger::kGroupSum);
@@ -353,8 +353,24 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
                                              : 0;
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
-                                     : pippenger::DefaultChunk(std::max<size_t>(m, 1));
-  if (m > 0) RunTail(bases, n, m, chunk, batch, options.mul_pipes, layout, window_major, words, ranks);
+                                     : pippenger::DefaultChunk(std::max<size_t>(m, 1), layout);
+  const uint32_t segment_len =
+      options.segment_len ? options.segment_len : pippenger::DefaultSegmentLen(layout, /*g2=*/!kG1);
+  if (!std::has_single_bit(segment_len) || segment_len > layout.buckets) {
+    throw std::invalid_argument("GPU Msm: segment_len must be a power of two up to " + std::to_string(layout.buckets) +
+                                " (the buckets of a window), got " + std::to_string(segment_len));
+  }
+  if (m > 0) {
+    RunTail(bases, n,
+            {.window_bits = layout.window_bits,
+             .m = m,
+             .chunk = chunk,
+             .batch = batch,
+             .mul_pipes = options.mul_pipes,
+             .window_major = window_major,
+             .segment_len = segment_len},
+            words, ranks);
+  }
   events_[5].Record(s);
   events_[5].Synchronize();
   events_[7].Synchronize();
@@ -383,6 +399,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     timings->window_bits = layout.window_bits;
     timings->chunk = chunk;
     timings->window_major = window_major;
+    timings->segment_len = segment_len;
     timings->batch = batch;
     timings->mul_pipes = options.mul_pipes;
     timings->ones = last_ones_;
@@ -392,13 +409,16 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 }
 
 template <class Curve>
-void Msm<Curve>::RunTail(const Point* bases, size_t n, size_t m, size_t chunk, uint32_t batch, MulPipes mul_pipes,
-                         const pippenger::Layout& layout, bool window_major, const uint64_t* words,
+void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words,
                          const uint32_t* ranks) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
+  const pippenger::Layout layout = pippenger::MakeLayout(plan.window_bits);
+  const size_t m = plan.m, chunk = plan.chunk;
+  const uint32_t batch = plan.batch, segment_len = plan.segment_len;
+  const MulPipes mul_pipes = plan.mul_pipes;
+  const bool window_major = plan.window_major;
   const size_t chunks = (m + chunk - 1) / chunk;
-  const uint32_t segment_len = pippenger::DefaultSegmentLen(layout);
   const uint32_t segments = layout.buckets / segment_len;
   const int key_bits = std::bit_width(layout.Sentinel());
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);

@@ -62,9 +62,27 @@ inline uint32_t DefaultWindowBits(size_t n_big) {
 // sort: the witness MSMs, whose tails are small and sparse in digits).
 inline bool WindowMajorDigits(size_t n, size_t n_big) { return n >= (size_t(1) << 18) && n_big >= n - n / 16; }
 
-// Sorted entries per accumulation thread: enough threads to fill the GPU
-// (~2^18), at most 64 entries each (fewer chunk boundaries inside buckets).
-inline size_t DefaultChunk(size_t entries) { return std::clamp<size_t>((entries + (1u << 18) - 1) >> 18, 4, 64); }
+// Base indices per ones-sum thread (step 1'): enough threads to fill the GPU
+// (~2^18), at most 64 each.
+inline size_t OnesChunk(size_t count) { return std::clamp<size_t>((count + (1u << 18) - 1) >> 18, 4, 64); }
+
+// Sorted entries per accumulation thread. A chunk that starts inside a
+// bucket leaves a head part for the fixup (a full addition more, and a store),
+// so a chunk spans ~8 buckets' worth of entries (8 m / (W B), a power of two)
+// - but no more than keeps ~2^18 threads busy, and never less than 64 of that
+// cap, up to 1024. Measured on the H200 (session 13 calls 2, 3, window-major
+// digits; docs/perf/gpu.md): G1 2^24 (32 entries a bucket at c = 20) 256
+// took 112.8-113.0 ms against 114.5-114.6 at 64 (the old cap) and 114.4 at
+// 512; 2^26 (32 at c = 22) 256 and 512 407.4-408.4 against 415.6-416.1 at 64;
+// 2^27 (64 a bucket) 512 778.0 against 821.2 at 64; G2 2^22 (128 a bucket)
+// 256 111.9 (1024: 110.7, the cap keeps 256) against 129.5 at 64; witness-
+// like 2^26 tails (few entries: the cap keeps 64) 64 beat 256 and 1024.
+inline size_t DefaultChunk(size_t entries, const Layout& l) {
+  const size_t per_bucket = entries / (size_t(l.windows) * l.buckets);
+  const size_t want = std::bit_ceil(std::max<size_t>(8 * per_bucket, 4));
+  const size_t cap = std::min<size_t>(1024, std::max<size_t>(64, std::bit_floor(std::max<size_t>(entries >> 18, 1))));
+  return std::min(want, cap);
+}
 
 // Bucket accumulation for m digit entries: XYZZ at every size. The batched
 // affine accumulation (32 chunks a thread) was the default for G1 from 2^29
@@ -87,14 +105,24 @@ inline size_t BatchedChunk(size_t entries, uint32_t batch) {
   return std::clamp<size_t>((entries + per_thread * batch - 1) / (per_thread * batch), 1, 64);
 }
 
-// Buckets per running-sum thread: ~2^17 threads in all, power of two.
-inline uint32_t DefaultSegmentLen(const Layout& l) {
-  const uint64_t want = (uint64_t(l.windows) * l.buckets) >> 17;
+// Buckets per running-sum thread (power of two): ~2^17 threads in all for G1,
+// ~2^14 for G2, whose additions need 255 registers (2 blocks an SM) and whose
+// segments' double-and-add (MulSmall) then costs less than more waves: G2
+// 2^22 at c = 16 reduced in 8.2 ms with 32 buckets a thread against 14.1
+// with 8 (2^17 threads), 12.1 with 64 and 24.7 with 4; G1 2^26 at c = 22 in
+// 32.7 ms with 256 (2^17) against 37.4 with 64 and 38.5 with 1024 (session
+// 13 calls 2, 3).
+inline uint32_t DefaultSegmentLen(const Layout& l, bool g2 = false) {
+  const uint64_t want = (uint64_t(l.windows) * l.buckets) >> (g2 ? 14 : 17);
   const uint32_t len = uint32_t(std::bit_ceil(std::max<uint64_t>(want, 8)));
   return std::min(len, l.buckets);
 }
 
-constexpr uint32_t kGroupSum = 16;
+// Points summed per thread in each window-sum pass (step 6). The passes'
+// latency is (kGroupSum - 1) additions each, log_kGroupSum(segments) of them:
+// 4 takes 6 passes of 3 for G2 2^22's 4,096 segments a window where 16 took
+// 3 of 15 (G2 group-sum passes of ~1.3 ms each under ncu, session 13 call 1).
+constexpr uint32_t kGroupSum = 4;
 
 // sum_w 2^(c w) window_sums[w], Horner from the top window.
 template <class C>

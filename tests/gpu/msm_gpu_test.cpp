@@ -105,6 +105,16 @@ TEST_F(MsmGpuTest, EveryWindowWidthAndChunkSize) {
   for (size_t chunk : {size_t(1), size_t(3), size_t(64), size_t(100000)}) {
     ExpectMatchesCpu(*device_bases_, *bases_, scalars, {.window_bits = 8, .chunk = chunk}, "chunk sweep");
   }
+  // Running-sum segments from one bucket to the whole window (128 buckets at c = 8).
+  for (uint32_t len : {1u, 2u, 16u, 128u}) {
+    ExpectMatchesCpu(*device_bases_, *bases_, scalars, {.window_bits = 8, .segment_len = len}, "segment sweep");
+  }
+  G1Msm msm;
+  for (uint32_t bad : {3u, 256u}) {
+    EXPECT_THROW(msm.Run(*device_bases_, scalars.data(), 100, {.window_bits = 8, .segment_len = bad}),
+                 std::invalid_argument)
+        << bad;
+  }
 }
 
 // Groth16 witnesses are mostly small values: almost every entry of window 0

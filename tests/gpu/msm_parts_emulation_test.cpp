@@ -320,6 +320,26 @@ TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
   EXPECT_TRUE(pippenger::WindowMajorDigits(size_t(1) << 18, size_t(1) << 18));
 }
 
+// Chunks of ~8 buckets' entries where there are enough entries to keep
+// ~2^18 threads, else the old 64 at most; segments for ~2^17 G1 threads and
+// ~2^14 G2 threads (the values measured fastest, session 13).
+TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
+  using pippenger::DefaultChunk, pippenger::DefaultSegmentLen, pippenger::MakeLayout;
+  const size_t n24 = size_t(1) << 24, n26 = size_t(1) << 26, n27 = size_t(1) << 27;
+  EXPECT_EQ(DefaultChunk(n24 * 13, MakeLayout(20)), 256u);                // G1 2^24, dense
+  EXPECT_EQ(DefaultChunk(n26 * 12, MakeLayout(22)), 256u);                // G1 2^26
+  EXPECT_EQ(DefaultChunk(n27 * 12, MakeLayout(22)), 512u);                // G1 2^27: a 32 GiB partition's H MSM
+  EXPECT_EQ(DefaultChunk((size_t(1) << 22) * 16, MakeLayout(16)), 256u);  // G2 2^22: the thread cap
+  EXPECT_EQ(DefaultChunk(size_t(16) << 20, MakeLayout(16)), 64u);         // a witness tail: 64 as before
+  EXPECT_EQ(DefaultChunk(1000, MakeLayout(8)), 4u);
+  EXPECT_EQ(DefaultChunk(1, MakeLayout(4)), 4u);
+  EXPECT_EQ(pippenger::OnesChunk(size_t(30) << 20), 64u);
+  EXPECT_EQ(DefaultSegmentLen(MakeLayout(22)), 256u);
+  EXPECT_EQ(DefaultSegmentLen(MakeLayout(16), /*g2=*/true), 32u);
+  EXPECT_EQ(DefaultSegmentLen(MakeLayout(16)), 8u);
+  EXPECT_EQ(DefaultSegmentLen(MakeLayout(4), /*g2=*/true), 8u);  // never more than a window's 8 buckets
+}
+
 // The default width: the cost model, with 22 bits allowed only from 2^26 - 1
 // scalars (measured on the H200: 2^27 at c = 22 920.7 ms, 21 960.1, 20
 // 981.5; batched 2^26 at 22 460.1 ms, 20 470.3); below that the widths

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <span>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,6 +72,20 @@ class Args {
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
+    return out;
+  }
+  // "64,128,256": plain values (not log2 sizes), each at most 2^31.
+  std::vector<unsigned> GetValues(const std::string& k, const std::string& def) const {
+    std::vector<unsigned> out;
+    std::stringstream list(Get(k, def));
+    for (std::string item; std::getline(list, item, ',');) {
+      if (item.empty() || item.size() > 10 || item.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(item) > (1ul << 31)) {
+        throw std::invalid_argument("--" + k + ": '" + item + "' is not a list of values such as 0,64,128");
+      }
+      out.push_back(unsigned(std::stoul(item)));
+    }
+    if (out.empty()) throw std::invalid_argument("--" + k + ": empty list");
     return out;
   }
 
