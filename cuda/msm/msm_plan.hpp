@@ -41,8 +41,10 @@ inline Layout MakeLayout(uint32_t window_bits) {
 // against 960.1 at 21 and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm
 // --log-sizes 27 --windows 0,21,22`), and 2^26 460.1 ms at 22 against 470.3
 // at 20 and 478.3 at 21 (session 5 call 7, with the batched accumulation
-// that was then the default there; XYZZ across widths not re-measured since
-// its fused y3 and squares). 2^26 - 1: the H MSM of a 2^26 domain.
+// that was then the default there). XYZZ with its fused y3 and squares
+// (session 13 call 1): 2^24 118.1 ms at 20 against 124.8 at 21 and 135.0 at
+// 22; 2^26 433.0 at 22 against 452.4 at 20 and 454.9 at 21; 2^27 856.2 at
+// 22 against 889.7 at 21. 2^26 - 1: the H MSM of a 2^26 domain.
 inline uint32_t DefaultWindowBits(size_t n_big) {
   const uint32_t max_bits = n_big >= (size_t(1) << 26) - 1 ? 22 : 21;
   uint32_t best = kMinWindowBits;
