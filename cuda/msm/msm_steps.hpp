@@ -20,6 +20,11 @@
 //        an exclusive prefix sum gives each scalar its first entry.
 //     c. DigitsStep: entry (w, i) gets the key w B + |d| - 1 (the global
 //        bucket) and the value base index | sign << 31.
+//     c'. Window-major instead (msm_plan.hpp, WindowMajorDigits: dense
+//        scalars such as the H MSM's): WindowDigitsStep writes every window's
+//        slot, entry (w, i) at w n + i (no count, no prefix sum, coalesced
+//        stores), a zero digit as (w B, kNoBase); step 2 then sorts each
+//        window's n entries apart on c - 1 bits.
 //  1'. The bit-witness split (MsmGpuOptions::split_ones, on by default):
 //     ClassifyStep also flags the scalars equal to 1 and zeroes them in
 //     canon, so only scalars >= 2 get digits (the "tail" MSM, steps 1b-7).
@@ -31,10 +36,13 @@
 //     skip the digit writes, the sort and the bucket bookkeeping, and their
 //     sum runs on a second stream beside the tail (they share only the
 //     read-only bases), so a witness MSM costs about the larger of the two.
-//  2. Sort the entries by key (radix sort, msm_scalars.cu).
+//  2. Sort the entries by key (radix sort, msm_scalars.cu). The order of
+//     equal keys is free: a bucket's sum does not depend on it.
 //  3. AccumulateStep (thread per chunk of `chunk` consecutive sorted entries,
 //     so every thread does the same number of mixed additions whatever the
-//     bucket sizes): walks its entries, adding points into an XYZZ sum and
+//     bucket sizes; msm_plan.hpp, DefaultChunk: ~8 buckets' worth, so that
+//     few chunks start inside a bucket): walks its entries (skipping
+//     kNoBase), adding points into an XYZZ sum and
 //     writing it out when the key changes. A bucket belongs to the chunk that
 //     holds its first entry, which writes buckets[key]; a later chunk that
 //     starts inside the bucket writes its part to partials[t] with
