@@ -94,7 +94,7 @@ struct MsmGpuOptions {
   // default batch is 0 (they have no batched accumulation).
   MulPipes mul_pipes = MulPipes::kInteger;
   // Buckets per running-sum thread (step 5): 0: pippenger::DefaultSegmentLen;
-  // else a power of two, at most the buckets of a window.
+  // else a power of two (more than a window's buckets: the whole window).
   uint32_t segment_len = 0;
 };
 

@@ -112,6 +112,9 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   size_t n_big = 0;
   for (uint32_t f : counts) n_big += f;
   const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
+  if (sizes.window_major < -1 || sizes.window_major > 1) {
+    throw std::invalid_argument("EmulatedMsm: window_major must be -1, 0 or 1");
+  }
   const bool window_major = sizes.window_major < 0 ? WindowMajorDigits(n, n_big) : sizes.window_major == 1;
   size_t m = n * layout.windows;
   if (!window_major) {
@@ -167,8 +170,8 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
 
   // 5-6: per-window sums.
-  const uint32_t segment_len =
-      sizes.segment_len ? sizes.segment_len : DefaultSegmentLen(layout, /*g2=*/!std::is_same_v<F, Fp>);
+  const uint32_t segment_len = sizes.segment_len ? std::min(sizes.segment_len, layout.buckets)
+                                                 : DefaultSegmentLen(layout, /*g2=*/!std::is_same_v<F, Fp>);
   if (segment_len == 0 || layout.buckets % segment_len != 0) {
     throw std::invalid_argument("EmulatedMsm: segment length must divide the bucket count");
   }

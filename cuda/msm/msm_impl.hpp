@@ -231,6 +231,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunSlices(std::span<const HostPoint> bas
     total.sort_ms += t.sort_ms, total.accumulate_ms += t.accumulate_ms, total.reduce_ms += t.reduce_ms;
     total.host_ms += t.host_ms, total.ones += t.ones, total.tail += t.tail;
     total.window_bits = t.window_bits, total.chunk = t.chunk, total.batch = t.batch;
+    total.window_major = t.window_major, total.segment_len = t.segment_len, total.mul_pipes = t.mul_pipes;
   }
   total.slices = count;
   if (timings) *timings = total;
@@ -296,6 +297,14 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
                                 ", got " + std::to_string(options.batch));
   }
   if (options.batch < -1) throw std::invalid_argument("GPU Msm: batch must be >= -1");
+  if (options.window_major < -1 || options.window_major > 1) {
+    throw std::invalid_argument("GPU Msm: window_major must be -1, 0 or 1, got " +
+                                std::to_string(options.window_major));
+  }
+  if (options.segment_len != 0 && !std::has_single_bit(options.segment_len)) {
+    throw std::invalid_argument("GPU Msm: segment_len must be 0 or a power of two, got " +
+                                std::to_string(options.segment_len));
+  }
   const bool fp64 = options.mul_pipes != MulPipes::kInteger;
   if (options.mul_pipes != MulPipes::kInteger && options.mul_pipes != MulPipes::kFp64 &&
       options.mul_pipes != MulPipes::kBoth) {
@@ -335,10 +344,6 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
   const pippenger::Layout layout =
       pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
-  if (options.window_major < -1 || options.window_major > 1) {
-    throw std::invalid_argument("GPU Msm: window_major must be -1, 0 or 1, got " +
-                                std::to_string(options.window_major));
-  }
   const bool window_major =
       options.window_major < 0 ? pippenger::WindowMajorDigits(n, n_big) : options.window_major == 1;
   size_t m = n * layout.windows;  // window-major: a slot per window, no count needed
@@ -354,12 +359,10 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
                                      : pippenger::DefaultChunk(std::max<size_t>(m, 1), layout);
-  const uint32_t segment_len =
-      options.segment_len ? options.segment_len : pippenger::DefaultSegmentLen(layout, /*g2=*/!kG1);
-  if (!std::has_single_bit(segment_len) || segment_len > layout.buckets) {
-    throw std::invalid_argument("GPU Msm: segment_len must be a power of two up to " + std::to_string(layout.buckets) +
-                                " (the buckets of a window), got " + std::to_string(segment_len));
-  }
+  // A fixed length longer than this call's window (its width follows the
+  // scalars) runs the whole window in one thread.
+  const uint32_t segment_len = options.segment_len ? std::min(options.segment_len, layout.buckets)
+                                                   : pippenger::DefaultSegmentLen(layout, /*g2=*/!kG1);
   if (m > 0) {
     RunTail(bases, n,
             {.window_bits = layout.window_bits,

@@ -34,9 +34,10 @@ inline Layout MakeLayout(uint32_t window_bits) {
 // the width), plus ~2 W B full additions for the running sums (each ~1.4
 // mixed additions) and the fixup of buckets split over chunks:
 // cost(c) = W (n_big + 3 B). Measured optima on the H200 are in
-// docs/perf/gpu.md. c stays <= 21 below 2^26 - 1 scalars (at 22 the keys
-// need 25 bits, one more radix pass, and the buckets 4.8 GB; XYZZ was best
-// at 20 there); from there 22 is allowed, which the model then picks: 2^27
+// docs/perf/gpu.md. c stays <= 21 below 2^26 - 1 scalars (at 22 the
+// buckets take 4.8 GB and the reduction 33 ms, and the compact layout's keys
+// 25 bits, one more radix pass; XYZZ was best at 20 there, window-major digits
+// included: session 13 call 1); from there 22 is allowed, which the model then picks: 2^27
 // random scalars (a 32 GiB partition's H MSM) took 920.7 ms at c = 22
 // against 960.1 at 21 and 981.5 at 20 (XYZZ, `cuzk-gpu-bench msm
 // --log-sizes 27 --windows 0,21,22`), and 2^26 460.1 ms at 22 against 470.3
@@ -70,9 +71,10 @@ inline size_t OnesChunk(size_t count) { return std::clamp<size_t>((count + (1u <
 
 // Sorted entries per accumulation thread. A chunk that starts inside a
 // bucket leaves a head part for the fixup (a full addition more, and a store),
-// so a chunk spans ~8 buckets' worth of entries (8 m / (W B), a power of two)
-// - but no more than keeps ~2^18 threads busy, and never less than 64 of that
-// cap, up to 1024. Measured on the H200 (session 13 calls 2, 3, window-major
+// so from 2^24 entries a chunk spans ~8 buckets' worth of entries (8 m / (W
+// B), a power of two, at most 1024) as long as that keeps >= 2^18 threads;
+// never less than the rule before (ceil(m / 2^18) in 4..64, OnesChunk's),
+// which stays the value below 2^24 entries. Measured on the H200 (session 13 calls 2, 3, window-major
 // digits; docs/perf/gpu.md): G1 2^24 (32 entries a bucket at c = 20) 256
 // took 112.8-113.0 ms against 114.5-114.6 at 64 (the old cap) and 114.4 at
 // 512; 2^26 (32 at c = 22) 256 and 512 407.4-408.4 against 415.6-416.1 at 64;
@@ -82,8 +84,8 @@ inline size_t OnesChunk(size_t count) { return std::clamp<size_t>((count + (1u <
 inline size_t DefaultChunk(size_t entries, const Layout& l) {
   const size_t per_bucket = entries / (size_t(l.windows) * l.buckets);
   const size_t want = std::bit_ceil(std::max<size_t>(8 * per_bucket, 4));
-  const size_t cap = std::min<size_t>(1024, std::max<size_t>(64, std::bit_floor(std::max<size_t>(entries >> 18, 1))));
-  return std::min(want, cap);
+  const size_t cap = std::min<size_t>(1024, std::bit_floor(std::max<size_t>(entries >> 18, 1)));
+  return std::max(OnesChunk(entries), std::min(want, cap));
 }
 
 // Bucket accumulation for m digit entries: XYZZ at every size. The batched
@@ -110,8 +112,9 @@ inline size_t BatchedChunk(size_t entries, uint32_t batch) {
 // Buckets per running-sum thread (power of two): ~2^17 threads in all for G1,
 // ~2^14 for G2, whose additions need 255 registers (2 blocks an SM) and whose
 // segments' double-and-add (MulSmall) then costs less than more waves: G2
-// 2^22 at c = 16 reduced in 8.2 ms with 32 buckets a thread against 14.1
-// with 8 (2^17 threads), 12.1 with 64 and 24.7 with 4; G1 2^26 at c = 22 in
+// 2^22 at c = 16 (2^19 buckets) reduced in 8.2 ms with 32 buckets a thread
+// (2^14 threads) against 14.1 with 8 (2^16 threads), 12.1 with 64 and 24.7
+// with 4; G1 2^26 at c = 22 in
 // 32.7 ms with 256 (2^17) against 37.4 with 64 and 38.5 with 1024 (session
 // 13 calls 2, 3).
 inline uint32_t DefaultSegmentLen(const Layout& l, bool g2 = false) {
@@ -122,8 +125,10 @@ inline uint32_t DefaultSegmentLen(const Layout& l, bool g2 = false) {
 
 // Points summed per thread in each window-sum pass (step 6). The passes'
 // latency is (kGroupSum - 1) additions each, log_kGroupSum(segments) of them:
-// 4 takes 6 passes of 3 for G2 2^22's 4,096 segments a window where 16 took
-// 3 of 15 (G2 group-sum passes of ~1.3 ms each under ncu, session 13 call 1).
+// for G2 2^22's 4,096 segments a window (segments of 8) 4 takes 6 passes of
+// 3 where 16 took 3 of 15 (passes of ~1.3 ms each under ncu, session 13 call
+// 1): 127.1 ms against 129.5 (call 2a). Also the ones sums' tree: 2^19
+// chunk sums take 10 passes of 3 instead of 5 of 15 (not timed apart).
 constexpr uint32_t kGroupSum = 4;
 
 // sum_w 2^(c w) window_sums[w], Horner from the top window.

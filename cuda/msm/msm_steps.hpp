@@ -194,7 +194,8 @@ CUZK_HD void CountDigitsStep(size_t i, const Layout& layout, const Fr* canon, ui
 }
 
 // The value of a window-major entry whose digit is 0 (WindowDigitsStep): no
-// point to add. Base indices stay below it (n < 2^31 - 1).
+// point to add. Base indices stay below it: n <= 2^31 - 1 (ScanTempBytes'
+// limit), so the largest is 2^31 - 2.
 constexpr uint32_t kNoBase = 0x7fffffffu;
 
 // Step 1c for scalar i: its entries at offsets[i], offsets[i] + 1, ... (base: BaseIndex).

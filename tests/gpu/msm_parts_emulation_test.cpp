@@ -306,6 +306,7 @@ TEST(MsmPipelineEmulationTest, WindowMajorDigitsMatchCpuMsm) {
   EXPECT_TRUE(pippenger::EmulatedMsmG1(bases, std::vector<ff::Fr>(n, ff::Fr::Zero()), nullptr,
                                        {.window_bits = 6, .window_major = 1})
                   .IsInfinity());
+  EXPECT_THROW(pippenger::EmulatedMsmG1(bases, random, nullptr, {.window_major = 2}), std::invalid_argument);
 }
 
 // Window-major digits only where nearly every scalar is >= 2 and there are
@@ -320,8 +321,9 @@ TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
   EXPECT_TRUE(pippenger::WindowMajorDigits(size_t(1) << 18, size_t(1) << 18));
 }
 
-// Chunks of ~8 buckets' entries where there are enough entries to keep
-// ~2^18 threads, else the old 64 at most; segments for ~2^17 G1 threads and
+// Chunks of ~8 buckets' entries where that keeps >= 2^18 threads, never
+// less than the rule before (ceil(m / 2^18) in 4..64, the value below 2^24
+// entries); segments for ~2^17 G1 threads and
 // ~2^14 G2 threads (the values measured fastest, session 13).
 TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   using pippenger::DefaultChunk, pippenger::DefaultSegmentLen, pippenger::MakeLayout;
@@ -332,6 +334,8 @@ TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   EXPECT_EQ(DefaultChunk((size_t(1) << 22) * 16, MakeLayout(16)), 256u);  // G2 2^22: the thread cap
   EXPECT_EQ(DefaultChunk(size_t(16) << 20, MakeLayout(16)), 64u);         // a witness tail: 64 as before
   EXPECT_EQ(DefaultChunk(1000, MakeLayout(8)), 4u);
+  EXPECT_EQ(DefaultChunk(size_t(20) << 16, MakeLayout(13)), 5u);  // G1 2^16, dense: the old rule, 2^18 threads
+  EXPECT_EQ(DefaultChunk(size_t(1) << 23, MakeLayout(16)), 32u);
   EXPECT_EQ(DefaultChunk(1, MakeLayout(4)), 4u);
   EXPECT_EQ(pippenger::OnesChunk(size_t(30) << 20), 64u);
   EXPECT_EQ(DefaultSegmentLen(MakeLayout(22)), 256u);

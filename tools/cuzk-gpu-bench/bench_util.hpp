@@ -88,6 +88,21 @@ class Args {
     if (out.empty()) throw std::invalid_argument("--" + k + ": empty list");
     return out;
   }
+  // "-1,0,32": small signed values (option choices), each in [-1000, 1000].
+  std::vector<int> GetChoices(const std::string& k, const std::string& def) const {
+    std::vector<int> out;
+    std::stringstream list(Get(k, def));
+    for (std::string item; std::getline(list, item, ',');) {
+      const size_t digits = item.rfind('-', 0) == 0 ? 1 : 0;
+      if (item.size() <= digits || item.size() > digits + 4 ||
+          item.find_first_not_of("0123456789", digits) != std::string::npos) {
+        throw std::invalid_argument("--" + k + ": '" + item + "' is not a list of values such as -1,0,1");
+      }
+      out.push_back(std::stoi(item));
+    }
+    if (out.empty()) throw std::invalid_argument("--" + k + ": empty list");
+    return out;
+  }
 
  private:
   // A log2 size of a list: digits only, at most 64 (every command checks its own range).

@@ -29,7 +29,6 @@
 #include <map>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -160,11 +159,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   // Bucket accumulation: -1 = the default (pippenger::DefaultBatch), 0 = XYZZ
   // mixed additions, 8/16/32 = batched affine (MsmGpuOptions::batch);
   // "0,32" times both on the same scalars.
-  std::vector<int> batches;
-  {
-    std::stringstream list(args.Get("batch", "-1"));
-    for (std::string item; std::getline(list, item, ',');) batches.push_back(std::stoi(item));
-  }
+  const std::vector<int> batches = args.GetChoices("batch", "-1");
   // The G1 accumulation's multiplication pipes (MsmGpuOptions::mul_pipes, the
   // MulPipes values): 0 integer (Mul), 1 FP64 (MulDfma), 2 both; "0,1,2" times all.
   const std::vector<unsigned> dfmas = args.GetList("dfma", "0");
@@ -178,11 +173,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   const std::vector<unsigned> segment_lens = args.GetValues("segment-len", "0");
   // Digit layout (MsmGpuOptions::window_major): -1 = the default
   // (pippenger::WindowMajorDigits), 0 = compact, 1 = window-major; "0,1" times both.
-  std::vector<int> window_majors;
-  {
-    std::stringstream list(args.Get("window-major", "-1"));
-    for (std::string item; std::getline(list, item, ',');) window_majors.push_back(std::stoi(item));
-  }
+  const std::vector<int> window_majors = args.GetChoices("window-major", "-1");
   const size_t chunk_points = size_t(args.GetInt("chunk-points", 1024));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
   // Per mille, e.g. --zeros-permille 515 --ones-permille 470 for SnapDeals-like witnesses.
