@@ -70,17 +70,19 @@ inline bool WindowMajorDigits(size_t n, size_t n_big) { return n >= (size_t(1) <
 inline size_t OnesChunk(size_t count) { return std::clamp<size_t>((count + (1u << 18) - 1) >> 18, 4, 64); }
 
 // Sorted entries per accumulation thread. A chunk that starts inside a
-// bucket leaves a head part for the fixup (a full addition more, and a store),
-// so from 2^24 entries a chunk spans ~8 buckets' worth of entries (8 m / (W
-// B), a power of two, at most 1024) as long as that keeps >= 2^18 threads;
-// never less than the rule before (ceil(m / 2^18) in 4..64, OnesChunk's),
-// which stays the value below 2^24 entries. Measured on the H200 (session 13 calls 2, 3, window-major
-// digits; docs/perf/gpu.md): G1 2^24 (32 entries a bucket at c = 20) 256
-// took 112.8-113.0 ms against 114.5-114.6 at 64 (the old cap) and 114.4 at
-// 512; 2^26 (32 at c = 22) 256 and 512 407.4-408.4 against 415.6-416.1 at 64;
-// 2^27 (64 a bucket) 512 778.0 against 821.2 at 64; G2 2^22 (128 a bucket)
-// 256 111.9 (1024: 110.7, the cap keeps 256) against 129.5 at 64; witness-
-// like 2^26 tails (few entries: the cap keeps 64) 64 beat 256 and 1024.
+// bucket leaves a head part for the fixup (a full addition more, and a
+// store), so from 2^24 entries a chunk spans ~8 buckets' worth of entries
+// (8 m / (W B), a power of two, at most 1024) as long as that keeps >= 2^18
+// threads; never less than the rule before (ceil(m / 2^18) in 4..64, as
+// OnesChunk), which stays the value below 2^24 entries. Measured on the
+// H200 (docs/perf/gpu.md, session 13 calls 2 and 3, window-major digits):
+// G1 2^24 (32 entries a bucket at c = 20) 112.8-113.0 ms at 256 against
+// 114.5-114.6 at 64 and 114.4 at 512; 2^26 (32 a bucket at c = 22)
+// 407.4-408.4 at 256 or 512 against 415.6-416.1 at 64; 2^27 (64 a bucket)
+// 778.0 at 512 against 821.2 at 64; G2 2^22 (128 a bucket, segments of 32)
+// 111.9 at 256 (the thread cap; 110.7 at 1024) against 123.6 at 64; the
+// witness-like tails (few entries: 64) 66.0 ms at 64 against 67.8 at 256
+// and 69.6 at 1024 (G1 2^26).
 inline size_t DefaultChunk(size_t entries, const Layout& l) {
   const size_t per_bucket = entries / (size_t(l.windows) * l.buckets);
   const size_t want = std::bit_ceil(std::max<size_t>(8 * per_bucket, 4));
