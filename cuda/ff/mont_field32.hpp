@@ -538,14 +538,8 @@ class MontField32 {
     ny[N - 1] = ptx::MadcHi(a.l_[N - 1], bi, 0);
     CUZK_UNROLL
     for (int k = 1; k < N; ++k) nx[k] = y[k];
-    nx[0] = ptx::MadLoCc(a.l_[0], bi, nx[0]);
-    nx[1] = ptx::MadcHiCc(a.l_[0], bi, nx[1]);
-    CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      nx[j] = ptx::MadcLoCc(a.l_[j], bi, nx[j]);
-      nx[j + 1] = ptx::MadcHiCc(a.l_[j], bi, nx[j + 1]);
-    }
-    nx[N] = ptx::Addc(0, 0);
+    nx[N] = 0;
+    AddEvenProducts(nx, a, bi);
     CUZK_UNROLL
     for (int k = 0; k <= N; ++k) x[k] = nx[k];
     CUZK_UNROLL

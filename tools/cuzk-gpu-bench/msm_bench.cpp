@@ -207,6 +207,24 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   cuda::PinnedBuffer<ff::Fr> scalars(max_n);
   cuda::Msm<Gpu> msm;
 
+  // Every combination of the option lists, timed in this order on the same scalars.
+  std::vector<cuda::MsmGpuOptions> variants;
+  for (unsigned w : windows)
+    for (unsigned split : splits)
+      for (int batch : batches)
+        for (unsigned dfma : dfmas)
+          for (int wm : window_majors)
+            for (unsigned chunk : chunks)
+              for (unsigned segment_len : segment_lens) {
+                variants.push_back({.window_bits = w,
+                                    .chunk = chunk,
+                                    .split_ones = split != 0,
+                                    .window_major = wm,
+                                    .batch = batch,
+                                    .mul_pipes = cuda::MulPipes(dfma),
+                                    .segment_len = segment_len});
+              }
+
   std::vector<Row> rows;
   bool all_ok = true;
   for (unsigned log_n : sizes) {
@@ -237,93 +255,79 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       cpu_ms = MsSince(t0);
     }
     std::vector<Affine> results;
-    for (unsigned w : windows)
-      for (unsigned split : splits)
-        for (int batch : batches)
-          for (unsigned dfma : dfmas)
-            for (int wm : window_majors)
-              for (unsigned chunk : chunks)
-                for (unsigned segment_len : segment_lens) {
-                  Row row;
-                  row.log_n = log_n;
-                  row.split = split != 0;
-                  row.batch = batch;
-                  row.dfma = int(dfma);
-                  const cuda::MsmGpuOptions options{.window_bits = w,
-                                                    .chunk = chunk,
-                                                    .split_ones = split != 0,
-                                                    .window_major = wm,
-                                                    .batch = batch,
-                                                    .mul_pipes = cuda::MulPipes(dfma),
-                                                    .segment_len = segment_len};
-                  std::vector<double> ms;
-                  std::vector<cuda::MsmGpuTimings> stages;
-                  Affine got;
-                  for (int r = 0; r < warmups + repeats; ++r) {
-                    cuda::MsmGpuTimings t;
-                    const auto start = std::chrono::steady_clock::now();
-                    const auto res = density ? msm.RunDensity(device_bases, s.data(), *density, options, &t)
-                                             : msm.Run(device_bases, s.data(), n, options, &t);
-                    const double call_ms = MsSince(start);
-                    if (r == 0) got = res.ToAffine();
-                    if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
-                    if (r > 0 && res.ToAffine() != got) row.check += "REPEAT-DIFFERS ";
-                  }
-                  row.total = Summarize(ms);
-                  // Stage times of the run whose total is the median.
-                  size_t med = 0;
-                  for (size_t k = 0; k < ms.size(); ++k) {
-                    if (std::abs(ms[k] - row.total.median) < std::abs(ms[med] - row.total.median)) med = k;
-                  }
-                  row.stages = stages[med];
-                  row.window_bits = row.stages.window_bits;
-                  row.batch = int(row.stages.batch);
-                  row.chunk = row.stages.chunk;
-                  row.window_major = row.stages.window_major;
-                  row.segment_len = row.stages.segment_len;
-                  if (streamed && !density) {
-                    std::vector<double> sms;
-                    for (int r = 0; r < warmups + repeats; ++r) {
-                      cuda::MsmGpuTimings t;
-                      const auto start = std::chrono::steady_clock::now();
-                      const auto res =
-                          msm.RunStreamed(std::span<const Affine>(bases.points).first(n), s.data(), n, options, &t);
-                      if (r >= warmups) sms.push_back(MsSince(start)), row.streamed_wait_ms = t.staging_wait_ms;
-                      if (res.ToAffine() != got) row.check += "STREAMED-DIFFERS ";
-                    }
-                    row.streamed = Summarize(sms);
-                  }
-                  row.check += got == want ? "struct:PASS " : "struct:FAIL ";
-                  if (cpu_ms >= 0) row.check += got == direct ? "cpu:PASS " : "cpu:FAIL ";
-                  if (!results.empty()) row.check += got == results.front() ? "agree:PASS" : "agree:FAIL";
-                  results.push_back(got);
-                  if (row.check.find("FAIL") != std::string::npos ||
-                      row.check.find("DIFFERS") != std::string::npos) {  // incl. streamed
-                    all_ok = false;
-                  }
-                  std::printf(
-                      "2^%u %s%s batch=%d dfma=%d c=%u chunk=%zu segment=%u: median %.3f ms (min %.3f max %.3f) | H2D "
-                      "%.3f digits "
-                      "%.3f "
-                      "ones %.3f (%zu ones, %zu tail) sort %.3f accum %.3f reduce %.3f host %.3f | %s (struct ref %.0f "
-                      "ms, "
-                      "cpu msm %.0f ms)\n",
-                      log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "", row.batch,
-                      row.dfma, row.window_bits, row.chunk, row.segment_len, row.total.median, row.total.min,
-                      row.total.max, row.stages.upload_ms, row.stages.digits_ms, row.stages.ones_ms, row.stages.ones,
-                      row.stages.tail, row.stages.sort_ms, row.stages.accumulate_ms, row.stages.reduce_ms,
-                      row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
-                  if (streamed) {
-                    const double gb = double(n) * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9;
-                    std::printf(
-                        "2^%u %s streamed bases: median %.3f ms (min %.3f max %.3f), %.1f GB of bases at %.1f GB/s, "
-                        "host staging not hidden %.1f ms\n",
-                        log_n, row.split ? "split" : "compact-digits", row.streamed.median, row.streamed.min,
-                        row.streamed.max, gb, gb / (row.streamed.median / 1e3), row.streamed_wait_ms);
-                  }
-                  std::fflush(stdout);
-                  rows.push_back(row);
-                }
+    for (const cuda::MsmGpuOptions& options : variants) {
+      Row row;
+      row.log_n = log_n;
+      row.split = options.split_ones;
+      row.batch = options.batch;
+      row.dfma = int(options.mul_pipes);
+      std::vector<double> ms;
+      std::vector<cuda::MsmGpuTimings> stages;
+      Affine got;
+      for (int r = 0; r < warmups + repeats; ++r) {
+        cuda::MsmGpuTimings t;
+        const auto start = std::chrono::steady_clock::now();
+        const auto res = density ? msm.RunDensity(device_bases, s.data(), *density, options, &t)
+                                 : msm.Run(device_bases, s.data(), n, options, &t);
+        const double call_ms = MsSince(start);
+        if (r == 0) got = res.ToAffine();
+        if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
+        if (r > 0 && res.ToAffine() != got) row.check += "REPEAT-DIFFERS ";
+      }
+      row.total = Summarize(ms);
+      // Stage times of the run whose total is the median.
+      size_t med = 0;
+      for (size_t k = 0; k < ms.size(); ++k) {
+        if (std::abs(ms[k] - row.total.median) < std::abs(ms[med] - row.total.median)) med = k;
+      }
+      row.stages = stages[med];
+      row.window_bits = row.stages.window_bits;
+      row.batch = int(row.stages.batch);
+      row.chunk = row.stages.chunk;
+      row.window_major = row.stages.window_major;
+      row.segment_len = row.stages.segment_len;
+      if (streamed && !density) {
+        std::vector<double> sms;
+        for (int r = 0; r < warmups + repeats; ++r) {
+          cuda::MsmGpuTimings t;
+          const auto start = std::chrono::steady_clock::now();
+          const auto res = msm.RunStreamed(std::span<const Affine>(bases.points).first(n), s.data(), n, options, &t);
+          if (r >= warmups) sms.push_back(MsSince(start)), row.streamed_wait_ms = t.staging_wait_ms;
+          if (res.ToAffine() != got) row.check += "STREAMED-DIFFERS ";
+        }
+        row.streamed = Summarize(sms);
+      }
+      row.check += got == want ? "struct:PASS " : "struct:FAIL ";
+      if (cpu_ms >= 0) row.check += got == direct ? "cpu:PASS " : "cpu:FAIL ";
+      if (!results.empty()) row.check += got == results.front() ? "agree:PASS" : "agree:FAIL";
+      results.push_back(got);
+      if (row.check.find("FAIL") != std::string::npos ||
+          row.check.find("DIFFERS") != std::string::npos) {  // incl. streamed
+        all_ok = false;
+      }
+      std::printf(
+          "2^%u %s%s batch=%d dfma=%d c=%u chunk=%zu segment=%u: median %.3f ms (min %.3f max %.3f) | H2D "
+          "%.3f digits "
+          "%.3f "
+          "ones %.3f (%zu ones, %zu tail) sort %.3f accum %.3f reduce %.3f host %.3f | %s (struct ref %.0f "
+          "ms, "
+          "cpu msm %.0f ms)\n",
+          log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "", row.batch, row.dfma,
+          row.window_bits, row.chunk, row.segment_len, row.total.median, row.total.min, row.total.max,
+          row.stages.upload_ms, row.stages.digits_ms, row.stages.ones_ms, row.stages.ones, row.stages.tail,
+          row.stages.sort_ms, row.stages.accumulate_ms, row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(),
+          struct_ms, cpu_ms);
+      if (streamed) {
+        const double gb = double(n) * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9;
+        std::printf(
+            "2^%u %s streamed bases: median %.3f ms (min %.3f max %.3f), %.1f GB of bases at %.1f GB/s, "
+            "host staging not hidden %.1f ms\n",
+            log_n, row.split ? "split" : "compact-digits", row.streamed.median, row.streamed.min, row.streamed.max, gb,
+            gb / (row.streamed.median / 1e3), row.streamed_wait_ms);
+      }
+      std::fflush(stdout);
+      rows.push_back(row);
+    }
   }
 
   std::printf(
