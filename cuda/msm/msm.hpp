@@ -8,6 +8,7 @@
 //   ec::G1Jacobian r = msm.Run(bases, scalars, n);              // scalars in host memory
 //   ec::G1Jacobian d = msm.RunDensity(bases, scalars, density); // Groth16 A/B sections
 //   ec::G1Jacobian e = msm.RunStreamed(points, scalars, n);     // bases left in host memory
+//   ec::G1Jacobian f = msm.Run(shifted, scalars, n);            // window shifts precomputed (shifted_bases.hpp)
 //   (cuda::G2DeviceBases / cuda::G2Msm the same with ec::G2 types.)
 //
 // Scalars are ff::Fr (Montgomery form, 32 B each) in host memory (pinned for
@@ -32,6 +33,8 @@ namespace cuzk::cuda {
 namespace pippenger {
 struct Layout;  // msm_steps.hpp
 }
+template <class Curve>
+class ShiftedBases;  // shifted_bases.hpp
 
 // A curve as the GPU MSM sees it: the device field of its coordinates and
 // the engine curve of the host-side inputs and results.
@@ -111,6 +114,7 @@ struct MsmGpuTimings {
   uint32_t window_bits = 0;
   size_t chunk = 0;
   bool window_major = false;                // the digit layout used
+  bool shifted = false;                     // over shifted bases: one window's buckets
   uint32_t segment_len = 0;                 // buckets per running-sum thread, as used
   uint32_t batch = 0;                       // the accumulation used: 0 = XYZZ, else chunks a thread (batched affine)
   MulPipes mul_pipes = MulPipes::kInteger;  // as used
@@ -154,6 +158,11 @@ class Msm {
   // sum_{i < n} scalars[i] * bases[i]; bases.size() >= n.
   Result Run(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n, const MsmGpuOptions& options = {},
              MsmGpuTimings* timings = nullptr);
+  // The same sum over the bases the table was made from, n <= bases.size(),
+  // every window into one set of buckets (options.window_bits: 0 or the
+  // table's; window_major does not apply).
+  Result Run(const ShiftedBases<Curve>& bases, const ff::Fr* scalars, size_t n, const MsmGpuOptions& options = {},
+             MsmGpuTimings* timings = nullptr);
   // sum over set bits i of density: scalars[i] * bases[rank(i)]; scalars has
   // density.size() entries, bases.size() >= density.Count().
   Result RunDensity(const DeviceBases<Curve>& bases, const ff::Fr* scalars, const msm::DensityBitmap& density,
@@ -177,14 +186,20 @@ class Msm {
 
  private:
   using Point = AffinePoint<Field>;
+  // Shifted bases as RunImpl sees them: `stride` points a window, width c.
+  struct Shift {
+    size_t stride = 0;
+    uint32_t window_bits = 0;
+  };
   // A density bitmap's words and per-word ranks into words_ / ranks_.
   void UploadBitmap(const std::vector<uint64_t>& words, const std::vector<uint32_t>& ranks);
+  // shift != nullptr: `bases` is a shifted table (its first stride points are the bases).
   Result RunImpl(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
-                 const MsmGpuOptions& options, MsmGpuTimings* timings);
+                 const MsmGpuOptions& options, MsmGpuTimings* timings, const Shift* shift = nullptr);
   // RunImpl's body. RunImpl waits for both streams when it throws, so the
   // next call never rewrites inputs that queued kernels still read.
   Result RunQueued(const Point* bases, const ff::Fr* scalars, size_t n, const uint64_t* words, const uint32_t* ranks,
-                   const MsmGpuOptions& options, MsmGpuTimings* timings);
+                   const MsmGpuOptions& options, MsmGpuTimings* timings, const Shift* shift);
   // The split's sum of the bases of 1-scalars (flags in ones_flags_), on
   // ones_stream_ so that it runs beside the tail MSM; left in ones_sum_
   // (pinned) once events_[7] completes. False if there are none.
@@ -207,6 +222,7 @@ class Msm {
     MulPipes mul_pipes = MulPipes::kInteger;
     bool window_major = false;
     uint32_t segment_len = 0;
+    size_t shift_stride = 0;  // > 0: shifted bases of that many points a window (one window's buckets)
   };
   // Steps 1c-6; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks);

@@ -7,13 +7,16 @@
 // force chunk boundaries inside buckets.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <stdexcept>
 #include <vector>
 
+#include "cuda/msm/fixed_base_steps.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
+#include "cuda/msm/shifted_bases_steps.hpp"
 #include "engine/ff/fr.hpp"
 #include "engine/msm/density_bitmap.hpp"
 
@@ -27,7 +30,28 @@ struct EmulationSizes {
   int window_major = -1;     // MsmGpuOptions::window_major (-1: WindowMajorDigits)
   uint32_t batch = 0;        // MsmGpuOptions::batch (0, 1: XYZZ accumulation; 2, 4, 8, 16, 32: batched
                              // affine; the device takes 8, 16, 32)
+  // Over shifted bases (Msm::Run with ShiftedBases) of width window_bits (0:
+  // ShiftedWindowBits without a memory limit), built here as ShiftedBases
+  // builds them; window_major does not apply.
+  bool shifted = false;
 };
+
+// ShiftedBases' table on the host: entry w n + i = 2^(c w) bases[i], made by
+// the device's steps (ShiftStep, then ToAffineStep in groups).
+template <class F>
+std::vector<AffinePoint<F>> EmulatedShiftedTable(std::span<const AffinePoint<F>> bases, const Layout& layout) {
+  const size_t n = bases.size();
+  std::vector<AffinePoint<F>> table(n * layout.windows);
+  std::copy(bases.begin(), bases.end(), table.begin());
+  std::vector<XyzzPoint<F>> doubled(n);
+  for (uint32_t w = 1; w < layout.windows; ++w) {
+    for (size_t i = 0; i < n; ++i) ShiftStep(i, layout.window_bits, table.data() + (w - 1) * n, doubled.data());
+    for (size_t t = 0; t < (n + fixed_base::kAffineGroup - 1) / fixed_base::kAffineGroup; ++t) {
+      fixed_base::ToAffineStep(t, n, doubled.data(), table.data() + w * n);
+    }
+  }
+  return table;
+}
 
 // Step 3 for every chunk, XYZZ or batched affine as `batch` says.
 template <class F>
@@ -111,11 +135,21 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
       XyzzToHost<HostCurve>(EmulatedOnesSum<F>(dev_bases, ones, words, ranks.data(), sizes.chunk)).ToJacobian();
   size_t n_big = 0;
   for (uint32_t f : counts) n_big += f;
-  const Layout layout = MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
   if (sizes.window_major < -1 || sizes.window_major > 1) {
     throw std::invalid_argument("EmulatedMsm: window_major must be -1, 0 or 1");
   }
-  const bool window_major = sizes.window_major < 0 ? WindowMajorDigits(n, n_big) : sizes.window_major == 1;
+  // Shifted: the table's width, its windows' slots, one window's buckets (`sums`).
+  const Layout layout =
+      sizes.shifted ? MakeShiftedLayout(sizes.window_bits ? sizes.window_bits
+                                                          : ShiftedWindowBits(bases.size(), sizeof(AffinePoint<F>),
+                                                                              std::numeric_limits<size_t>::max()))
+                    : MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
+  const Layout sums = sizes.shifted ? OneWindow(layout) : layout;
+  const std::vector<AffinePoint<F>> table =
+      sizes.shifted ? EmulatedShiftedTable<F>(dev_bases, layout) : std::vector<AffinePoint<F>>();
+  const AffinePoint<F>* accumulated = sizes.shifted ? table.data() : dev_bases.data();
+  const bool window_major =
+      sizes.shifted || (sizes.window_major < 0 ? WindowMajorDigits(n, n_big) : sizes.window_major == 1);
   size_t m = n * layout.windows;
   if (!window_major) {
     for (size_t i = 0; i < n; ++i) CountDigitsStep(i, layout, canon.data(), counts.data());
@@ -125,7 +159,9 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   if (m == 0) return ones_sum;
   std::vector<uint32_t> keys(m), vals(m);
   for (size_t i = 0; i < n; ++i) {
-    if (window_major) {
+    if (sizes.shifted) {
+      ShiftedDigitsStep(i, n, layout, bases.size(), canon.data(), words, ranks.data(), keys.data(), vals.data());
+    } else if (window_major) {
       WindowDigitsStep(i, n, layout, canon.data(), words, ranks.data(), keys.data(), vals.data());
     } else {
       DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
@@ -133,10 +169,11 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
   // 2: sort by key (stable like the radix sort; the order of equal keys does
   // not change the sum anyway). Window-major: each window's n entries apart,
-  // on the key bits below c - 1, as SortPairsByWindow does.
+  // on the key bits below c - 1, as SortPairsByWindow does; shifted: all of
+  // them at once (their keys are one window's).
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t(0));
-  if (window_major) {
+  if (window_major && !sizes.shifted) {
     const uint32_t low = layout.buckets - 1;
     for (uint32_t w = 0; w < layout.windows; ++w) {
       std::stable_sort(order.begin() + ptrdiff_t(w * n), order.begin() + ptrdiff_t((w + 1) * n),
@@ -151,42 +188,42 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   // 3-4: buckets (all-zero = infinity, as after the device memset).
   const size_t chunk = sizes.chunk       ? sizes.chunk
                        : sizes.batch > 1 ? BatchedChunk(m, sizes.batch)
-                                         : DefaultChunk(m, layout);
+                                         : DefaultChunk(m, sums);
   const size_t chunks = (m + chunk - 1) / chunk;
-  std::vector<XyzzPoint<F>> buckets(size_t(layout.windows) * layout.buckets);
+  std::vector<XyzzPoint<F>> buckets(size_t(sums.windows) * sums.buckets);
   std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(XyzzPoint<F>));
   std::vector<XyzzPoint<F>> partials(chunks);
   std::vector<uint32_t> partial_keys(chunks);
-  EmulatedAccumulate<F>(sizes.batch, chunks, chunk, m, layout.Sentinel(), sorted_keys.data(), sorted_vals.data(),
-                        dev_bases.data(), buckets.data(), partials.data(), partial_keys.data());
+  EmulatedAccumulate<F>(sizes.batch, chunks, chunk, m, sums.Sentinel(), sorted_keys.data(), sorted_vals.data(),
+                        accumulated, buckets.data(), partials.data(), partial_keys.data());
   for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
     const size_t stride = size_t(1) << pass;
     for (size_t j = 0; 2 * stride * j < chunks; ++j) {
-      FixupTreeStep<F>(j, stride, chunks, layout.Sentinel(), partials.data(), partial_keys.data());
+      FixupTreeStep<F>(j, stride, chunks, sums.Sentinel(), partials.data(), partial_keys.data());
     }
   }
   for (size_t t = 0; t < chunks; ++t) {
-    FixupStep(t, chunks, layout.Sentinel(), partials.data(), partial_keys.data(), buckets.data());
+    FixupStep(t, chunks, sums.Sentinel(), partials.data(), partial_keys.data(), buckets.data());
   }
 
   // 5-6: per-window sums.
-  const uint32_t segment_len = sizes.segment_len ? std::min(sizes.segment_len, layout.buckets)
-                                                 : DefaultSegmentLen(layout, /*g2=*/!std::is_same_v<F, Fp>);
-  if (segment_len == 0 || layout.buckets % segment_len != 0) {
+  const uint32_t segment_len = sizes.segment_len ? std::min(sizes.segment_len, sums.buckets)
+                                                 : DefaultSegmentLen(sums, /*g2=*/!std::is_same_v<F, Fp>);
+  if (segment_len == 0 || sums.buckets % segment_len != 0) {
     throw std::invalid_argument("EmulatedMsm: segment length must divide the bucket count");
   }
-  uint32_t per_window = layout.buckets / segment_len;
-  std::vector<XyzzPoint<F>> level(size_t(layout.windows) * per_window);
-  for (size_t t = 0; t < level.size(); ++t) SegmentStep(t, layout, segment_len, buckets.data(), level.data());
+  uint32_t per_window = sums.buckets / segment_len;
+  std::vector<XyzzPoint<F>> level(size_t(sums.windows) * per_window);
+  for (size_t t = 0; t < level.size(); ++t) SegmentStep(t, sums, segment_len, buckets.data(), level.data());
   while (per_window > 1) {
     const uint32_t next = (per_window + kGroupSum - 1) / kGroupSum;
-    std::vector<XyzzPoint<F>> out(size_t(layout.windows) * next);
+    std::vector<XyzzPoint<F>> out(size_t(sums.windows) * next);
     for (size_t t = 0; t < out.size(); ++t) GroupSumStep(t, per_window, kGroupSum, level.data(), out.data());
     level = std::move(out);
     per_window = next;
   }
-  std::vector<ec::XyzzPoint<HostCurve>> window_sums(layout.windows);
-  for (uint32_t w = 0; w < layout.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(level[w]);
+  std::vector<ec::XyzzPoint<HostCurve>> window_sums(sums.windows);
+  for (uint32_t w = 0; w < sums.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(level[w]);
   return CombineWindows<HostCurve>(window_sums, layout.window_bits) + ones_sum;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cuda/msm/msm_kernels.hpp"
 #include "cuda/msm/msm_plan.hpp"
+#include "cuda/msm/shifted_bases.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "engine/util/parallel.hpp"
 
@@ -72,6 +73,21 @@ typename Msm<Curve>::Result Msm<Curve>::Run(const DeviceBases<Curve>& bases, con
                                 std::to_string(bases.size()) + " bases");
   }
   return RunImpl(bases.data(), scalars, n, nullptr, nullptr, options, timings);
+}
+
+template <class Curve>
+typename Msm<Curve>::Result Msm<Curve>::Run(const ShiftedBases<Curve>& bases, const ff::Fr* scalars, size_t n,
+                                            const MsmGpuOptions& options, MsmGpuTimings* timings) {
+  if (n > bases.size()) {
+    throw std::invalid_argument("GPU Msm::Run: " + std::to_string(n) + " scalars but shifted bases of " +
+                                std::to_string(bases.size()));
+  }
+  if (options.window_bits != 0 && options.window_bits != bases.window_bits()) {
+    throw std::invalid_argument("GPU Msm::Run: window_bits " + std::to_string(options.window_bits) +
+                                " asked of shifted bases of width " + std::to_string(bases.window_bits()));
+  }
+  const Shift shift{.stride = bases.size(), .window_bits = bases.window_bits()};
+  return RunImpl(bases.data(), scalars, n, nullptr, nullptr, options, timings, &shift);
 }
 
 template <class Curve>
@@ -270,9 +286,10 @@ bool Msm<Curve>::SumOnes(const Point* bases, size_t n, const uint64_t* words, co
 template <class Curve>
 typename Msm<Curve>::Result Msm<Curve>::RunImpl(const Point* bases, const ff::Fr* scalars, size_t n,
                                                 const uint64_t* words, const uint32_t* ranks,
-                                                const MsmGpuOptions& options, MsmGpuTimings* timings) {
+                                                const MsmGpuOptions& options, MsmGpuTimings* timings,
+                                                const Shift* shift) {
   try {
-    return RunQueued(bases, scalars, n, words, ranks, options, timings);
+    return RunQueued(bases, scalars, n, words, ranks, options, timings, shift);
   } catch (...) {
     // Kernels already queued on either stream may still read the scalars,
     // bitmap, ranks or bases that the caller's next call overwrites.
@@ -285,12 +302,13 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const Point* bases, const ff::Fr
 template <class Curve>
 typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::Fr* scalars, size_t n,
                                                   const uint64_t* words, const uint32_t* ranks,
-                                                  const MsmGpuOptions& options, MsmGpuTimings* timings) {
+                                                  const MsmGpuOptions& options, MsmGpuTimings* timings,
+                                                  const Shift* shift) {
   using msm_internal::Reserve;
   using HostCurve = typename Curve::HostCurve;
   if (n == 0) return Result::Infinity();
   if (scalars == nullptr) throw std::invalid_argument("GPU Msm: null scalars");
-  if (options.window_bits) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
+  if (options.window_bits && !shift) pippenger::MakeLayout(options.window_bits);  // reject a bad width before any work
   constexpr bool kG1 = std::is_same_v<Field, Fp>;
   if (options.batch > 1 && (!kG1 || (options.batch != 8 && options.batch != 16 && options.batch != 32))) {
     throw std::invalid_argument("GPU Msm: batch must be -1, 0 or 1" + std::string(kG1 ? ", 8, 16 or 32" : " for G2") +
@@ -342,10 +360,14 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   events_[7].Record(ones_stream_);
   const size_t n_big =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  // Shifted bases: their width, every window's slots (as window-major),
+  // and one window's buckets (`sums`) for steps 3-6.
   const pippenger::Layout layout =
-      pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
+      shift ? pippenger::MakeShiftedLayout(shift->window_bits)
+            : pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
+  const pippenger::Layout sums = shift ? pippenger::OneWindow(layout) : layout;
   const bool window_major =
-      options.window_major < 0 ? pippenger::WindowMajorDigits(n, n_big) : options.window_major == 1;
+      shift || (options.window_major < 0 ? pippenger::WindowMajorDigits(n, n_big) : options.window_major == 1);
   size_t m = n * layout.windows;  // window-major: a slot per window, no count needed
   if (!window_major) {
     pippenger::LaunchCountDigits(n, layout, canon_.data(), counts_.data(), s);
@@ -358,11 +380,11 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
                                              : 0;
   const size_t chunk = options.chunk ? options.chunk
                        : batch       ? pippenger::BatchedChunk(std::max<size_t>(m, 1), batch)
-                                     : pippenger::DefaultChunk(std::max<size_t>(m, 1), layout);
+                                     : pippenger::DefaultChunk(std::max<size_t>(m, 1), sums);
   // A fixed length longer than this call's window (its width follows the
   // scalars) runs the whole window in one thread.
-  const uint32_t segment_len = options.segment_len ? std::min(options.segment_len, layout.buckets)
-                                                   : pippenger::DefaultSegmentLen(layout, /*g2=*/!kG1);
+  const uint32_t segment_len = options.segment_len ? std::min(options.segment_len, sums.buckets)
+                                                   : pippenger::DefaultSegmentLen(sums, /*g2=*/!kG1);
   if (m > 0) {
     RunTail(bases, n,
             {.window_bits = layout.window_bits,
@@ -371,7 +393,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
              .batch = batch,
              .mul_pipes = options.mul_pipes,
              .window_major = window_major,
-             .segment_len = segment_len},
+             .segment_len = segment_len,
+             .shift_stride = shift ? shift->stride : 0},
             words, ranks);
   }
   events_[5].Record(s);
@@ -381,9 +404,9 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const auto t0 = std::chrono::steady_clock::now();
   Result result = Result::Infinity();
   if (m > 0) {
-    std::vector<ec::XyzzPoint<HostCurve>> sums(layout.windows);
-    for (uint32_t w = 0; w < layout.windows; ++w) sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
-    result = pippenger::CombineWindows<HostCurve>(sums, layout.window_bits);
+    std::vector<ec::XyzzPoint<HostCurve>> window_sums(sums.windows);  // shifted: one, nothing to combine
+    for (uint32_t w = 0; w < sums.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
+    result = pippenger::CombineWindows<HostCurve>(window_sums, layout.window_bits);
   }
   if (have_ones) result = result + XyzzToHost<HostCurve>(ones_sum_[0]).ToJacobian();
   if (timings) {
@@ -402,6 +425,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     timings->window_bits = layout.window_bits;
     timings->chunk = chunk;
     timings->window_major = window_major;
+    timings->shifted = shift != nullptr;
     timings->segment_len = segment_len;
     timings->batch = batch;
     timings->mul_pipes = options.mul_pipes;
@@ -416,16 +440,24 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
                          const uint32_t* ranks) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
-  const pippenger::Layout layout = pippenger::MakeLayout(plan.window_bits);
+  const bool shifted = plan.shift_stride > 0;
+  // The digits' windows, and the buckets' (shifted: one window for all).
+  const pippenger::Layout layout =
+      shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
+  const pippenger::Layout sums = shifted ? pippenger::OneWindow(layout) : layout;
   const size_t m = plan.m, chunk = plan.chunk;
   const uint32_t batch = plan.batch, segment_len = plan.segment_len;
   const MulPipes mul_pipes = plan.mul_pipes;
   const bool window_major = plan.window_major;
   const size_t chunks = (m + chunk - 1) / chunk;
-  const uint32_t segments = layout.buckets / segment_len;
-  const int key_bits = std::bit_width(layout.Sentinel());
+  const uint32_t segments = sums.buckets / segment_len;
+  // Shifted: keys are one window's buckets, below 2^(c - 1); one sort of all m.
+  const int key_bits = shifted ? int(layout.window_bits) - 1 : std::bit_width(layout.Sentinel());
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
-  if (window_major) {
+  if (shifted) {
+    pippenger::LaunchShiftedDigits(n, layout, plan.shift_stride, canon_.data(), words, ranks, keys_[0].data(),
+                                   vals_[0].data(), s);
+  } else if (window_major) {
     pippenger::LaunchWindowDigits(n, layout, canon_.data(), words, ranks, keys_[0].data(), vals_[0].data(), s);
   } else {
     pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(),
@@ -433,17 +465,18 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
   }
   events_[2].Record(s);
 
+  const bool by_window = window_major && !shifted;
   const size_t temp_bytes =
-      window_major ? pippenger::SortTempBytes(n, int(layout.window_bits) - 1) : pippenger::SortTempBytes(m, key_bits);
+      by_window ? pippenger::SortTempBytes(n, int(layout.window_bits) - 1) : pippenger::SortTempBytes(m, key_bits);
   Reserve(sort_temp_, temp_bytes);
   uint32_t* const key_bufs[2] = {keys_[0].data(), keys_[1].data()};
   uint32_t* const val_bufs[2] = {vals_[0].data(), vals_[1].data()};
-  const int sorted = window_major
+  const int sorted = by_window
                          ? pippenger::SortPairsByWindow(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, n, layout, s)
                          : pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
   events_[3].Record(s);
 
-  const size_t bucket_count = size_t(layout.windows) * layout.buckets;
+  const size_t bucket_count = size_t(sums.windows) * sums.buckets;
   Reserve(buckets_, bucket_count);
   Reserve(partials_, chunks);
   Reserve(partial_keys_, chunks);
@@ -456,7 +489,7 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
         const auto* dbases = reinterpret_cast<const AffinePoint<D>*>(bases);
         auto* dbuckets = reinterpret_cast<XyzzPoint<D>*>(buckets_.data());
         auto* dpartials = reinterpret_cast<XyzzPoint<D>*>(partials_.data());
-        pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], dbases,
+        pippenger::LaunchAccumulate(chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted], dbases,
                                     dbuckets, dpartials, partial_keys_.data(), s);
       };
       if (mul_pipes == MulPipes::kFp64) {
@@ -466,27 +499,27 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
       }
     }
   } else if (batch) {
-    pippenger::LaunchAccumulateBatched(batch, chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted],
+    pippenger::LaunchAccumulateBatched(batch, chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted],
                                        bases, buckets_.data(), partials_.data(), partial_keys_.data(), s);
   } else {
-    pippenger::LaunchAccumulate(chunks, chunk, m, layout.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
+    pippenger::LaunchAccumulate(chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
                                 buckets_.data(), partials_.data(), partial_keys_.data(), s);
   }
-  pippenger::LaunchFixup(chunks, layout.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
+  pippenger::LaunchFixup(chunks, sums.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
   events_[4].Record(s);
 
-  Reserve(level_[0], size_t(layout.windows) * segments);
-  Reserve(level_[1], size_t(layout.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
-  pippenger::LaunchSegments(layout, segment_len, buckets_.data(), level_[0].data(), s);
+  Reserve(level_[0], size_t(sums.windows) * segments);
+  Reserve(level_[1], size_t(sums.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
+  pippenger::LaunchSegments(sums, segment_len, buckets_.data(), level_[0].data(), s);
   int cur = 0;
   for (uint32_t per_window = segments; per_window > 1;
        per_window = (per_window + pippenger::kGroupSum - 1) / pippenger::kGroupSum) {
-    pippenger::LaunchGroupSum(layout.windows, per_window, pippenger::kGroupSum, level_[cur].data(),
+    pippenger::LaunchGroupSum(sums.windows, per_window, pippenger::kGroupSum, level_[cur].data(),
                               level_[1 - cur].data(), s);
     cur = 1 - cur;
   }
-  if (window_sums_.size() < layout.windows) window_sums_ = PinnedBuffer<XyzzPoint<Field>>(layout.windows);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums_.data(), level_[cur].data(), layout.windows * sizeof(XyzzPoint<Field>),
+  if (window_sums_.size() < sums.windows) window_sums_ = PinnedBuffer<XyzzPoint<Field>>(sums.windows);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums_.data(), level_[cur].data(), sums.windows * sizeof(XyzzPoint<Field>),
                                   cudaMemcpyDeviceToHost, s));
 }
 

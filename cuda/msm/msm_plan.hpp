@@ -29,6 +29,40 @@ inline Layout MakeLayout(uint32_t window_bits) {
   return l;
 }
 
+// Shifted bases (shifted_bases.hpp) may be wider: their one reduction does
+// not grow with W, and ScalarWindow reads up to 24 bits.
+constexpr uint32_t kMaxShiftedWindowBits = 24;
+
+inline Layout MakeShiftedLayout(uint32_t window_bits) {
+  if (window_bits < kMinWindowBits || window_bits > kMaxShiftedWindowBits) {
+    throw std::invalid_argument("GPU MSM: shifted bases' window bits must be in [" + std::to_string(kMinWindowBits) +
+                                ", " + std::to_string(kMaxShiftedWindowBits) + "], got " + std::to_string(window_bits));
+  }
+  Layout l = {window_bits, SignedDigitWindows(window_bits), 1u << (window_bits - 1)};
+  return l;
+}
+
+// The buckets of an MSM over shifted bases: one window of l's width (every
+// window's digits add into it; shifted_bases_steps.hpp, step 1c'').
+inline Layout OneWindow(const Layout& l) { return {l.window_bits, 1, l.buckets}; }
+
+// The width of shifted bases for n scalars: the cost model below with one
+// reduction, cost(c) = W n + 3 B, among the widths whose table (W n points
+// of point_bytes) fits in max_bytes; 0 when none does. 2^24: c = 22 (12
+// windows; 13 at c = 20 without the table), 19.3 GB of G1 points; 2^26: c =
+// 24 (11 windows), 70.9 GB.
+inline uint32_t ShiftedWindowBits(size_t n, size_t point_bytes, size_t max_bytes) {
+  uint32_t best = 0;
+  double best_cost = 0;
+  for (uint32_t c = kMinWindowBits; c <= kMaxShiftedWindowBits; ++c) {
+    const double w = SignedDigitWindows(c), b = double(1u << (c - 1));
+    if (n > 0 && double(n) * w * double(point_bytes) > double(max_bytes)) continue;
+    const double cost = w * double(n) + 3 * b;
+    if (best == 0 || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
 // Cost model: n_big W mixed additions into buckets (a scalar >= 2 has about
 // one nonzero digit per window; a 0 or 1 costs at most one addition whatever
 // the width), plus ~2 W B full additions for the running sums (each ~1.4

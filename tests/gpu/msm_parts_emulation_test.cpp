@@ -309,6 +309,109 @@ TEST(MsmPipelineEmulationTest, WindowMajorDigitsMatchCpuMsm) {
   EXPECT_THROW(pippenger::EmulatedMsmG1(bases, random, nullptr, {.window_major = 2}), std::invalid_argument);
 }
 
+// The shifted table as the device builds it (ShiftStep, ToAffineStep)
+// against the engine's own doublings: entry w n + i = 2^(c w) P_i, infinity
+// kept, for a width whose windows do not divide 256.
+TEST(ShiftedBasesEmulationTest, TableHoldsTheWindowShifts) {
+  auto rng = test::SeededRng();
+  std::vector<ec::G1Affine> bases = RandomPoints(rng, 19);
+  bases[4] = ec::G1Affine::Infinity();
+  bases[7] = -bases[3];
+  std::vector<G1Affine> device(bases.size());
+  for (size_t i = 0; i < bases.size(); ++i) device[i] = G1AffineFromHost(bases[i]);
+  for (uint32_t c : {7u, 11u}) {
+    const pippenger::Layout layout = pippenger::MakeShiftedLayout(c);
+    const std::vector<G1Affine> table = pippenger::EmulatedShiftedTable<Fp>(device, layout);
+    ASSERT_EQ(table.size(), bases.size() * layout.windows);
+    for (size_t i = 0; i < bases.size(); ++i) {
+      ec::G1Jacobian want = ec::G1Jacobian::FromAffine(bases[i]);
+      for (uint32_t w = 0; w < layout.windows; ++w) {
+        const G1Affine& got = table[w * bases.size() + i];
+        const ec::G1Affine host =
+            got.IsInfinity() ? ec::G1Affine::Infinity() : ec::G1Affine::FromXY(got.x.ToHost(), got.y.ToHost());
+        ASSERT_EQ(host, want.ToAffine()) << "c=" << c << " w=" << w << " i=" << i;
+        for (uint32_t k = 0; k < c; ++k) want = want.Double();
+      }
+    }
+  }
+}
+
+// MSMs over shifted bases (every window into one set of buckets) against
+// msm::MsmG1: random, small (zero digits in most windows) and witness-like
+// scalars with and without the split, fewer scalars than bases (the table's
+// stride is the bases' count), both accumulations, chunk boundaries inside
+// buckets, a density mask, the edge cases and all zeros; and against the
+// plain pipeline at the same width.
+TEST(ShiftedBasesEmulationTest, MsmMatchesCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 64;
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
+  std::vector<ff::Fr> random(n - 5), small(n), witness(n);
+  for (auto& s : random) s = ff::Fr::Random(rng);
+  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
+  for (auto& s : witness) {
+    const unsigned r = unsigned(rng() % 100);
+    s = r < 50 ? ff::Fr::Zero() : r < 90 ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  for (const auto* scalars : {&random, &small, &witness}) {
+    for (size_t chunk : {size_t(1), size_t(0)}) {
+      for (bool split : {true, false}) {
+        const pippenger::EmulationSizes sizes{
+            .window_bits = 8, .chunk = chunk, .segment_len = 16, .split_ones = split, .shifted = true};
+        const std::string what = "shifted chunk=" + std::to_string(chunk) + " split=" + std::to_string(split);
+        ExpectSameMsm(bases, *scalars, sizes, what);
+      }
+    }
+  }
+  ExpectSameMsm(bases, random, {.window_bits = 9, .chunk = 3, .batch = 4, .shifted = true}, "shifted batched");
+  ExpectSameMsm(bases, random, {.shifted = true}, "shifted, default width");
+  pippenger::EmulationSizes plain{.window_bits = 8, .chunk = 3};
+  EXPECT_EQ(pippenger::EmulatedMsmG1(bases, small, nullptr, {.window_bits = 8, .chunk = 3, .shifted = true}).ToAffine(),
+            pippenger::EmulatedMsmG1(bases, small, nullptr, plain).ToAffine());
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, rng() % 3 != 0);
+  const std::span<const ec::G1Affine> dense = std::span<const ec::G1Affine>(bases).first(density.Count());
+  std::vector<ff::Fr> all(n);
+  for (auto& s : all) s = ff::Fr::Random(rng);
+  EXPECT_EQ(pippenger::EmulatedMsmG1(dense, all, &density, {.window_bits = 10, .chunk = 2, .shifted = true}).ToAffine(),
+            msm::MsmG1Density(dense, all, density).ToAffine());
+  const ec::G1Affine p = RandomPoint(rng), q = RandomPoint(rng);
+  const std::vector<ec::G1Affine> edge_bases = {p, p, -p, q, ec::G1Affine::Infinity(), q, -q, p};
+  const std::vector<ff::Fr> edge_scalars = {ff::Fr::FromUint64(3),        -ff::Fr::One(),
+                                            ff::Fr::FromUint64(3),        ff::Fr::Random(rng),
+                                            ff::Fr::Random(rng),          ff::Fr::FromUint64(1u << 20),
+                                            ff::Fr::FromUint64(1u << 20), ff::Fr::Zero()};
+  for (uint32_t c : {4u, 13u}) {
+    ExpectSameMsm(edge_bases, edge_scalars, {.window_bits = c, .chunk = 2, .shifted = true}, "shifted edge");
+  }
+  EXPECT_TRUE(pippenger::EmulatedMsmG1(bases, std::vector<ff::Fr>(n, ff::Fr::Zero()), nullptr,
+                                       {.window_bits = 8, .shifted = true})
+                  .IsInfinity());
+  EXPECT_THROW(pippenger::EmulatedMsmG1(bases, random, nullptr, {.window_bits = 25, .shifted = true}),
+               std::invalid_argument);
+}
+
+// The width of a shifted table: the cost model with one reduction, within
+// the memory given; widths up to 24; one window's buckets.
+TEST(MsmPlanTest, ShiftedWindowBitsFitTheMemoryGiven) {
+  using pippenger::ShiftedWindowBits;
+  const size_t n24 = size_t(1) << 24, n26 = size_t(1) << 26, unlimited = ~size_t(0);
+  EXPECT_EQ(ShiftedWindowBits(n24, 96, unlimited), 22u);  // 12 windows, 19.3 GB (13 windows at c = 20 without)
+  EXPECT_EQ(ShiftedWindowBits(n26, 96, unlimited), 24u);  // 11 windows, 70.9 GB
+  EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(12) * n24 * 96), 22u);
+  EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(12) * n24 * 96 - 1), 24u);     // 11 windows still fit
+  EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(11) * n24 * 96 - 1), 0u);      // even 24 bits do not
+  EXPECT_EQ(ShiftedWindowBits(size_t(1) << 27, 96, size_t(130) << 30), 0u);  // a 32 GiB H section: >= 141.7 GB
+  EXPECT_GE(ShiftedWindowBits(1, 96, unlimited), pippenger::kMinWindowBits);
+  EXPECT_EQ(pippenger::MakeShiftedLayout(24).windows, 11u);
+  EXPECT_THROW(pippenger::MakeShiftedLayout(25), std::invalid_argument);
+  EXPECT_THROW(pippenger::MakeShiftedLayout(3), std::invalid_argument);
+  const pippenger::Layout one = pippenger::OneWindow(pippenger::MakeShiftedLayout(22));
+  EXPECT_EQ(one.windows, 1u);
+  EXPECT_EQ(one.buckets, 1u << 21);
+  EXPECT_EQ(one.Sentinel(), 1u << 21);
+}
+
 // Window-major digits only where nearly every scalar is >= 2 and there are
 // enough scalars for W sorts (the H MSM); the witness MSMs stay compact.
 TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
