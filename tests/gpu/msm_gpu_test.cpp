@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cuda/msm/msm.hpp"
+#include "cuda/msm/shifted_bases.hpp"
+#include "cuda/runtime/cuda_check.hpp"
 #include "engine/groth16/fixed_base.hpp"
 #include "engine/msm/msm.hpp"
 #include "tests/gpu/gpu_skip.hpp"
@@ -412,6 +414,74 @@ TEST_F(MsmGpuTest, DfmaAccumulationMatchesCpu) {
   for (MulPipes pipes : {MulPipes::kFp64, MulPipes::kBoth}) {
     EXPECT_THROW(msm.Run(*device_bases_, random.data(), 100, {.batch = 32, .mul_pipes = pipes}), std::invalid_argument);
   }
+}
+
+// Shifted bases (shifted_bases.hpp): the device-built table against the
+// engine's doublings at a few entries, then MSMs over it (every window into
+// one set of buckets) against the CPU MSM: random scalars at several widths
+// (22 and 24, wider than the plain path allows) and odd counts, skewed with
+// chunks of 1, witness-like with and without the split, the batched
+// accumulation, device-resident scalars, and the edge buckets.
+TEST_F(MsmGpuTest, ShiftedBasesMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
+  std::vector<ff::Fr> skewed(kMaxN), witness(kMaxN);
+  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 5000);
+  for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+  auto expect = [&](const G1ShiftedBases& shifted, std::span<const ec::G1Affine> host, std::span<const ff::Fr> s,
+                    const MsmGpuOptions& o, const std::string& what) {
+    G1Msm msm;
+    MsmGpuTimings t;
+    EXPECT_EQ(msm.Run(shifted, s.data(), s.size(), o, &t).ToAffine(), msm::MsmG1(host.first(s.size()), s).ToAffine())
+        << what << " n=" << s.size() << " c=" << shifted.window_bits() << " chunk=" << o.chunk;
+    EXPECT_TRUE(t.shifted) << what;
+    EXPECT_EQ(t.window_bits, shifted.window_bits()) << what;
+  };
+  for (uint32_t c : {9u, 16u, 22u, 24u}) {
+    const G1ShiftedBases shifted(*device_bases_, kMaxN, c);
+    ASSERT_EQ(shifted.windows(), SignedDigitWindows(c));
+    // Entry w n + i = 2^(c w) P_i, read back for a few (w, i).
+    for (uint32_t w : {0u, 1u, shifted.windows() - 1}) {
+      for (size_t i : {size_t(0), size_t(12345), kMaxN - 1}) {
+        G1Affine got;
+        CUZK_CUDA_CHECK(cudaMemcpy(&got, shifted.data() + w * kMaxN + i, sizeof(got), cudaMemcpyDeviceToHost));
+        ec::G1Jacobian want = ec::G1Jacobian::FromAffine((*bases_)[i]);
+        for (uint32_t k = 0; k < c * w; ++k) want = want.Double();
+        EXPECT_EQ(ec::G1Affine::FromXY(got.x.ToHost(), got.y.ToHost()), want.ToAffine()) << "c=" << c << " w=" << w;
+      }
+    }
+    const std::string what = "shifted c=" + std::to_string(c);
+    expect(shifted, *bases_, random, {}, what + " random");
+    expect(shifted, *bases_, random, {.window_bits = c, .chunk = 3}, what + " random, chunk 3");
+    for (size_t n : {size_t(1), size_t(3), size_t(4097), kMaxN - 1}) {
+      expect(shifted, *bases_, std::span(random).first(n), {}, what + " odd n");
+    }
+  }
+  const G1ShiftedBases shifted(*device_bases_, kMaxN, 12);
+  expect(shifted, *bases_, skewed, {.chunk = 1}, "shifted skewed, chunk 1");
+  for (bool split : {true, false}) expect(shifted, *bases_, witness, {.split_ones = split}, "shifted witness");
+  expect(shifted, *bases_, random, {.batch = 32}, "shifted batched");
+  DeviceBuffer<ff::Fr> on_device(kMaxN);
+  Stream stream;
+  on_device.CopyFromHost(random, stream);
+  stream.Synchronize();
+  EXPECT_EQ(G1Msm().Run(shifted, on_device.data(), kMaxN, {.scalars_at = ScalarsAt::kDevice}).ToAffine(),
+            msm::MsmG1(*bases_, random).ToAffine())
+      << "shifted, device scalars";
+  const std::vector<ff::Fr> zeros(1000, ff::Fr::Zero());
+  EXPECT_TRUE(G1Msm().Run(shifted, zeros.data(), zeros.size()).IsInfinity());
+  const EdgeInputs edge = EdgeBuckets();
+  const G1DeviceBases edge_dev(edge.bases);
+  for (uint32_t c : {5u, 13u}) {
+    expect(G1ShiftedBases(edge_dev, edge.bases.size(), c), edge.bases, edge.scalars, {.chunk = 2}, "shifted edge");
+  }
+  // Fewer table points than scalars, another width, a bad width or count.
+  G1Msm msm;
+  EXPECT_THROW(msm.Run(G1ShiftedBases(*device_bases_, 100, 12), random.data(), 101), std::invalid_argument);
+  EXPECT_THROW(msm.Run(shifted, random.data(), 100, {.window_bits = 13}), std::invalid_argument);
+  EXPECT_THROW(G1ShiftedBases(*device_bases_, kMaxN, 25), std::invalid_argument);
+  EXPECT_THROW(G1ShiftedBases(*device_bases_, kMaxN + 1, 12), std::invalid_argument);
 }
 
 TEST_F(MsmGpuTest, BadArgumentsAreRejected) {

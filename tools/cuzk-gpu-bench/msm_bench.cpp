@@ -18,6 +18,11 @@
 // bits, D per mille set (the A, B_g1, B_g2 MSMs of a proof): scalar i then
 // meets base rank(i), and the checks sum the present scalars against the
 // first bases.
+// --shifted 0,1 also times Msm::Run over ShiftedBases (G1 only): the window
+// shifts precomputed from the device bases (its build time and bytes are
+// printed once per size and width), at the variant's width or, for 0,
+// pippenger::ShiftedWindowBits within the device's free memory less what
+// the MSM's scratch may need.
 // Timings: --warmups (2) untimed calls, then the median of --repeats (5);
 // "total" is the host wall clock of the whole call (H2D, kernels, D2H, host
 // window combination), the stage columns are CUDA event times of the median
@@ -27,13 +32,17 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
+#include "cuda/msm/shifted_bases.hpp"
+#include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 #include "engine/groth16/fixed_base.hpp"
 #include "engine/msm/density_bitmap.hpp"
@@ -140,6 +149,7 @@ struct Row {
   int batch = -1;
   int dfma = 0;  // MsmGpuOptions::mul_pipes as a number
   bool window_major = false;
+  bool shifted = false;
   uint32_t segment_len = 0;
   Stats total;
   Stats streamed;  // --streamed 1: the same call with the bases streamed from host memory
@@ -174,6 +184,12 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   // Digit layout (MsmGpuOptions::window_major): -1 = the default
   // (pippenger::WindowMajorDigits), 0 = compact, 1 = window-major; "0,1" times both.
   const std::vector<int> window_majors = args.GetChoices("window-major", "-1");
+  // 1: over ShiftedBases (see the file comment); "0,1" times both.
+  const std::vector<unsigned> shifteds = args.GetValues("shifted", "0");
+  for (unsigned v : shifteds) {
+    if (v > 1) throw std::invalid_argument("msm: --shifted takes 0 and 1");
+    if (v == 1 && !std::is_same_v<Gpu, cuda::G1Gpu>) throw std::invalid_argument("msm: --shifted 1 is built for G1");
+  }
   const size_t chunk_points = size_t(args.GetInt("chunk-points", 1024));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
   // Per mille, e.g. --zeros-permille 515 --ones-permille 470 for SnapDeals-like witnesses.
@@ -208,22 +224,28 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   cuda::Msm<Gpu> msm;
 
   // Every combination of the option lists, timed in this order on the same scalars.
-  std::vector<cuda::MsmGpuOptions> variants;
-  for (unsigned w : windows)
-    for (unsigned split : splits)
-      for (int batch : batches)
-        for (unsigned dfma : dfmas)
-          for (int wm : window_majors)
-            for (unsigned chunk : chunks)
-              for (unsigned segment_len : segment_lens) {
-                variants.push_back({.window_bits = w,
-                                    .chunk = chunk,
-                                    .split_ones = split != 0,
-                                    .window_major = wm,
-                                    .batch = batch,
-                                    .mul_pipes = cuda::MulPipes(dfma),
-                                    .segment_len = segment_len});
-              }
+  struct Variant {
+    cuda::MsmGpuOptions options;
+    bool shifted = false;
+  };
+  std::vector<Variant> variants;
+  for (unsigned shifted : shifteds)
+    for (unsigned w : windows)
+      for (unsigned split : splits)
+        for (int batch : batches)
+          for (unsigned dfma : dfmas)
+            for (int wm : window_majors)
+              for (unsigned chunk : chunks)
+                for (unsigned segment_len : segment_lens) {
+                  variants.push_back({{.window_bits = w,
+                                       .chunk = chunk,
+                                       .split_ones = split != 0,
+                                       .window_major = wm,
+                                       .batch = batch,
+                                       .mul_pipes = cuda::MulPipes(dfma),
+                                       .segment_len = segment_len},
+                                      shifted != 0});
+                }
 
   std::vector<Row> rows;
   bool all_ok = true;
@@ -255,20 +277,54 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       cpu_ms = MsSince(t0);
     }
     std::vector<Affine> results;
-    for (const cuda::MsmGpuOptions& options : variants) {
+    // Shifted tables of this size by width, built on first use.
+    std::map<uint32_t, std::unique_ptr<cuda::ShiftedBases<Gpu>>> tables;
+    auto table_for = [&](uint32_t asked) -> const cuda::ShiftedBases<Gpu>& {
+      uint32_t c = asked;
+      if (c == 0) {
+        size_t free_bytes = 0, total_bytes = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        // The scratch of a call at the widest width: ~5 words an entry (keys,
+        // values, sort), 52 B a scalar, 2^23 XYZZ buckets, slack.
+        const size_t scratch = n * 12 * 20 + n * 52 + (size_t(1) << 23) * 192 + (size_t(2) << 30);
+        c = cuda::pippenger::ShiftedWindowBits(n, sizeof(typename cuda::DeviceBases<Gpu>::Point),
+                                               free_bytes > scratch ? free_bytes - scratch : 0);
+        if (c == 0)
+          throw std::runtime_error("msm: no room on the device for shifted bases of 2^" + std::to_string(log_n) +
+                                   " points");
+      }
+      auto& slot = tables[c];
+      if (!slot) {
+        if constexpr (std::is_same_v<Gpu, cuda::G1Gpu>) {
+          tables.clear();  // one table at a time: they are W times the bases
+          auto& fresh = tables[c];
+          fresh = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c);
+          std::printf("shifted bases 2^%u at c = %u: %u windows, %.1f GB, built in %.0f ms\n", log_n, c,
+                      fresh->windows(), fresh->bytes() / 1e9, fresh->build_ms());
+          return *fresh;
+        }
+      }
+      return *slot;
+    };
+    for (const Variant& variant : variants) {
+      const cuda::MsmGpuOptions& options = variant.options;
       Row row;
       row.log_n = log_n;
+      row.shifted = variant.shifted;
       row.split = options.split_ones;
       row.batch = options.batch;
       row.dfma = int(options.mul_pipes);
       std::vector<double> ms;
       std::vector<cuda::MsmGpuTimings> stages;
       Affine got;
+      if (variant.shifted && density) throw std::invalid_argument("msm: --shifted 1 takes no --density-permille");
+      const cuda::ShiftedBases<Gpu>* shifted = variant.shifted ? &table_for(options.window_bits) : nullptr;
       for (int r = 0; r < warmups + repeats; ++r) {
         cuda::MsmGpuTimings t;
         const auto start = std::chrono::steady_clock::now();
-        const auto res = density ? msm.RunDensity(device_bases, s.data(), *density, options, &t)
-                                 : msm.Run(device_bases, s.data(), n, options, &t);
+        const auto res = shifted   ? msm.Run(*shifted, s.data(), n, options, &t)
+                         : density ? msm.RunDensity(device_bases, s.data(), *density, options, &t)
+                                   : msm.Run(device_bases, s.data(), n, options, &t);
         const double call_ms = MsSince(start);
         if (r == 0) got = res.ToAffine();
         if (r >= warmups) ms.push_back(call_ms), stages.push_back(t);
@@ -286,7 +342,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       row.chunk = row.stages.chunk;
       row.window_major = row.stages.window_major;
       row.segment_len = row.stages.segment_len;
-      if (streamed && !density) {
+      if (streamed && !density && !variant.shifted) {
         std::vector<double> sms;
         for (int r = 0; r < warmups + repeats; ++r) {
           cuda::MsmGpuTimings t;
@@ -306,17 +362,17 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         all_ok = false;
       }
       std::printf(
-          "2^%u %s%s batch=%d dfma=%d c=%u chunk=%zu segment=%u: median %.3f ms (min %.3f max %.3f) | H2D "
+          "2^%u %s%s%s batch=%d dfma=%d c=%u chunk=%zu segment=%u: median %.3f ms (min %.3f max %.3f) | H2D "
           "%.3f digits "
           "%.3f "
           "ones %.3f (%zu ones, %zu tail) sort %.3f accum %.3f reduce %.3f host %.3f | %s (struct ref %.0f "
           "ms, "
           "cpu msm %.0f ms)\n",
-          log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "", row.batch, row.dfma,
-          row.window_bits, row.chunk, row.segment_len, row.total.median, row.total.min, row.total.max,
-          row.stages.upload_ms, row.stages.digits_ms, row.stages.ones_ms, row.stages.ones, row.stages.tail,
-          row.stages.sort_ms, row.stages.accumulate_ms, row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(),
-          struct_ms, cpu_ms);
+          log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "",
+          row.shifted ? " shifted" : "", row.batch, row.dfma, row.window_bits, row.chunk, row.segment_len,
+          row.total.median, row.total.min, row.total.max, row.stages.upload_ms, row.stages.digits_ms,
+          row.stages.ones_ms, row.stages.ones, row.stages.tail, row.stages.sort_ms, row.stages.accumulate_ms,
+          row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
       if (streamed) {
         const double gb = double(n) * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9;
         std::printf(
@@ -351,10 +407,13 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         "| %s "
         "| %s "
         "|\n",
-        r.log_n, r.split ? "split" : "digits", r.window_major ? "by window" : "compact", r.batch, r.dfma, r.window_bits,
-        r.chunk, r.segment_len, r.total.median, r.total.min, r.total.max, r.stages.upload_ms, r.stages.digits_ms,
-        r.stages.ones_ms, r.stages.sort_ms, r.stages.accumulate_ms, r.stages.reduce_ms, r.stages.host_ms,
-        anchor.c_str(), r.check.c_str());
+        r.log_n, r.split ? "split" : "digits",
+        r.shifted        ? "shifted"
+        : r.window_major ? "by window"
+                         : "compact",
+        r.batch, r.dfma, r.window_bits, r.chunk, r.segment_len, r.total.median, r.total.min, r.total.max,
+        r.stages.upload_ms, r.stages.digits_ms, r.stages.ones_ms, r.stages.sort_ms, r.stages.accumulate_ms,
+        r.stages.reduce_ms, r.stages.host_ms, anchor.c_str(), r.check.c_str());
   }
   std::printf("overall: %s\n", all_ok ? "PASS" : "FAIL");
   return all_ok ? 0 : 1;
