@@ -78,8 +78,10 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
   for (int d : devices_) {
     // One lane per GPU worker: a worker's evaluation and NTTs run beside the other's MSMs.
     gpu_backends_.emplace(
-        d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{
-               .device = d, .cpu_threads = options.engine_threads, .lanes = options.workers_per_device}));
+        d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{.device = d,
+                                                                        .cpu_threads = options.engine_threads,
+                                                                        .lanes = options.workers_per_device,
+                                                                        .shifted_h = options.shifted_h_bases}));
   }
 #endif
   scheduler::PipelineConfig pc;
@@ -172,10 +174,11 @@ void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, All
         gpu->Prepare(params->pk, circuit, circuit ? params->compact.get() : nullptr);
         const cuda::CudaBackendStats s = gpu->Stats();
         spdlog::info(
-            "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},resident_base_bytes={},"
-            "resident_circuit_bytes={}",
+            "GPU_PREPARE,device={},ms={:.0f},bases_ms={:.0f},circuit_ms={:.0f},shift_ms={:.0f},resident_base_bytes={},"
+            "resident_circuit_bytes={},shifted_h_bytes={},shifted_h_window_bits={}",
             device, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-            s.prepare_bases_ms, s.prepare_circuit_ms, s.resident_base_bytes, s.resident_circuit_bytes);
+            s.prepare_bases_ms, s.prepare_circuit_ms, s.prepare_shift_ms, s.resident_base_bytes,
+            s.resident_circuit_bytes, s.shifted_h_bytes, s.shifted_h_window_bits);
         if (!gpu->HoldsOnDevice(params->pk, circuit)) {
           shared->all_hold = false;
           spdlog::info("GPU_PREPARE,device={},holds=partial (some bases stream from host memory): the host copy stays",

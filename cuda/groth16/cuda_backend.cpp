@@ -19,6 +19,7 @@
 #include "cuda/groth16/key_image_upload.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
+#include "cuda/msm/shifted_bases.hpp"
 #include "cuda/ntt/ntt.hpp"
 #include "cuda/r1cs/abc_evaluator.hpp"
 #include "cuda/runtime/cuda_check.hpp"
@@ -165,6 +166,8 @@ struct ResidentKey {
   KeyFingerprint fingerprint;
   SectionBases<G1Gpu> h, l, a, b_g1;
   std::optional<SectionBases<G2Gpu>> b_g2;
+  // H's window shifts (Prepare, when the device has room): the H MSM runs on them.
+  std::optional<G1ShiftedBases> h_shifted;
   std::shared_ptr<const ResidentCircuit> circuit;  // witness-only proofs: the last circuit proved with this key
   // A compact circuit uploaded beside the key's stream (LoadKeyImage), for
   // the Prepare that follows: taken by CircuitOnDevice when it is given that
@@ -191,7 +194,14 @@ struct ResidentKey {
         b_g2(std::move(b_g2_)) {}
   size_t ResidentBytes() const {
     return h.ResidentBytes() + l.ResidentBytes() + a.ResidentBytes() + b_g1.ResidentBytes() +
-           (b_g2 ? b_g2->ResidentBytes() : 0) + a_density.Bytes() + b_density.Bytes();
+           (b_g2 ? b_g2->ResidentBytes() : 0) + a_density.Bytes() + b_density.Bytes() + ShiftedBytes();
+  }
+  size_t ShiftedBytes() const { return h_shifted ? h_shifted->bytes() : 0; }
+  // The H MSM: over the shifted bases when there are some.
+  G1Msm::Result RunH(G1Msm& msm, const ff::Fr* scalars, size_t n, const MsmGpuOptions& o,
+                     CudaBackendStats& stats) const {
+    if (h_shifted && n <= h_shifted->size()) return msm.Run(*h_shifted, scalars, n, o);
+    return h.Run(msm, scalars, n, o, stats);
   }
 };
 
@@ -375,6 +385,7 @@ struct CudaBackend::Impl {
     }
     auto key = std::make_unique<ResidentKey>(pk, options.g2_on_gpu, BasesBudget(pk));
     stats.resident_base_bytes = ResidentBytes() + key->ResidentBytes();
+    stats.shifted_h_bytes = ShiftedBytes() + key->ShiftedBytes();
     return *gpu->keys.emplace(&pk, std::move(key)).first->second;
   }
 
@@ -408,6 +419,57 @@ struct CudaBackend::Impl {
       bytes += resident->staged ? resident->staged->device.bytes() : 0;
     }
     return bytes;
+  }
+
+  size_t ShiftedBytes() const {
+    size_t bytes = 0;
+    for (const auto& [key, resident] : gpu->keys) bytes += resident->ShiftedBytes();
+    return bytes;
+  }
+
+  // Other keys' shifted tables go before a key is sized for the device: they
+  // are a cache of their bases, and a key's bases and working set come
+  // first (a 19.3 GB 8 MiB table must not push a 32 GiB key's sections into
+  // host memory). Those keys' H MSMs then run on their plain bases until a
+  // Prepare builds their table again. Caller holds device_mu exclusively (no
+  // MSM reads a table meanwhile) and mu.
+  void DropShiftedTables(const ProvingKey* except) {
+    for (auto& [key, resident] : gpu->keys) {
+      if (key != except) resident->h_shifted.reset();
+    }
+    stats.shifted_h_bytes = ShiftedBytes();
+    stats.resident_base_bytes = ResidentBytes();
+  }
+
+  // H's window shifts for `key` (CudaBackendOptions::shifted_h), sized to
+  // what the device has left once a proof's working set is counted: the
+  // lanes' a/b/c and z are already made (Prepare sizes them first), the NTT
+  // and MSM scratch not yet. The MSM over them needs no more scratch than
+  // the plain one (fewer windows, one window's buckets), which the working
+  // set assumes. Caller holds device_mu exclusively and mu.
+  void ShiftH(const ProvingKey& pk, ResidentKey& key) {
+    if (!options.shifted_h || key.h_shifted || !key.h.device || pk.h.empty()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    size_t free_bytes = 0, total_bytes = 0;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const size_t m = pk.domain_size(), n_z = pk.num_variables();
+    const size_t lanes_now = gpu->lanes.size() * (3 * m + n_z) * sizeof(ff::Fr);
+    const size_t working = ProofWorkingSetBytes(m, n_z, unsigned(gpu->lanes.size()));
+    const size_t build = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
+    const size_t need = (working > lanes_now ? working - lanes_now : 0) + build;
+    const uint32_t c =
+        pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), free_bytes > need ? free_bytes - need : 0);
+    if (c == 0) return;
+    try {
+      key.h_shifted.emplace(*key.h.device, pk.h.size(), c);
+    } catch (const CudaError& e) {
+      if (e.code() != cudaErrorMemoryAllocation) throw;
+      cudaGetLastError();  // not sticky: the H MSM runs on the plain bases
+      key.h_shifted.reset();
+      return;
+    }
+    stats.shifted_h_window_bits = c;
+    stats.prepare_shift_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
   // The circuit's compact form on the device, made on the first witness-only
@@ -627,7 +689,7 @@ struct CudaBackend::Impl {
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
     CudaBackendStats& st = lane.stats;
-    p.h_sum = Timed(p, "msm_h", [&] { return bases.h.Run(msm, lane.abc[0].data(), h_count, on_device, st); });
+    p.h_sum = Timed(p, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
     p.a_sum =
         Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, a_density.get(), on_device, st); });
     p.b1_sum = Timed(p, "msm_b_g1",
@@ -785,14 +847,20 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
       impl_->circuit_to_come += 6 * mat->nonzeros() + 4 * (mat->rows() + 1);
     impl_->circuit_to_come += size_t(64) << 20;  // the coefficient table and alignment, generously
   }
+  impl_->DropShiftedTables(&pk);
   ResidentKey& key = impl_->Resident(pk);
   impl_->circuit_to_come = 0;
   impl_->lanes_reserved = 0;
   const auto t1 = Clock::now();
   if (with_circuit) impl_->CircuitOnDevice(key, *circuit, compact);
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto t2 = Clock::now();
+  // Last: the table takes only what the proofs, the bases and the circuit leave.
+  impl_->ShiftH(pk, key);
+  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-  impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
 }
 
 bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
@@ -820,12 +888,14 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
       impl_->lanes_reserved += std::min(lane->z.size(), n_z) * sizeof(ff::Fr);
     }
     impl_->circuit_to_come = circuit_bytes;
+    impl_->DropShiftedTables(nullptr);
     const size_t budget = impl_->BasesBudget(pk);
     impl_->circuit_to_come = 0;
     impl_->lanes_reserved = 0;
     if (need > budget) return false;
     impl_->gpu->keys.erase(&pk);  // an older key at this address
     impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+    impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
     impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
     spare = std::move(impl_->spare_uploader);
   }
@@ -880,6 +950,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   std::lock_guard lock(impl_->mu);
   impl_->gpu->keys.emplace(&pk, std::move(key));
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
   impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
   impl_->stats.image_release_ms += release_ms;
   impl_->stats.image_buffers_ms += buffers_ms;
@@ -932,6 +1003,7 @@ void CudaBackend::ForgetKey(const ProvingKey& pk) {
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
   impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
 }
 

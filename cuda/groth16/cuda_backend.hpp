@@ -98,6 +98,12 @@ struct CudaBackendOptions {
   // one partition's evaluation and NTTs run while another's MSMs hold the
   // MSM scratch (one at a time). 32 GiB: ~20 GB of device memory a lane.
   unsigned lanes = 1;
+  // Prepare also builds the H bases' window shifts (cuda/msm/shifted_bases.hpp:
+  // the H MSM adds every window into one set of buckets) when the device
+  // has room for them beside everything a proof still needs: an 8 MiB key's
+  // 2^24 H bases take 19.3 GB at c = 22; a 32 GiB key's would take >= 129 GB,
+  // so they never get one. false: the H MSM always runs on the plain bases.
+  bool shifted_h = true;
 };
 
 // Device memory one proof needs besides the key's bases, for a key of
@@ -136,6 +142,12 @@ struct CudaBackendStats {
   double image_circuit_ms = 0;
   uint64_t image_circuit_bytes = 0;
   uint64_t image_circuits_taken = 0;  // of those, taken by Prepare (not uploaded again)
+  // Prepare: the H bases' window shifts (CudaBackendOptions::shifted_h), the
+  // device bytes of those held now (also in resident_base_bytes), the width
+  // of the last one built, and the time spent building them.
+  uint64_t shifted_h_bytes = 0;
+  uint32_t shifted_h_window_bits = 0;
+  double prepare_shift_ms = 0;
 };
 
 class CudaBackend final : public groth16::Backend {

@@ -18,6 +18,8 @@
 
 #include "cuda/groth16/cuda_backend.hpp"
 #include "cuda/msm/fixed_base.hpp"
+#include "cuda/msm/msm_plan.hpp"
+#include "cuda/msm/shifted_bases.hpp"
 #include "engine/circuits/snapdeals/empty_sector_update_circuit.hpp"
 #include "engine/circuits/snapdeals/native/public_inputs.hpp"
 #include "engine/circuits/snapdeals/native/test_sector.hpp"
@@ -86,6 +88,33 @@ TEST(WitnessOnlyGpuTest, SameProofAsCpuForTheSameBlinding) {
   const Keyed sj = MakeKeyed(11, HQueryForm::kSnarkjsOddCoset);
   ExpectSameProof(gpu, sj.pk, sj.circuit, synthetic::Witness(sj.params, rng()), rng, "snarkjs form 2^11");
   EXPECT_EQ(gpu.Stats().witness_only_proofs, 4u);
+}
+
+// Prepare builds the H bases' window shifts (CudaBackendOptions::shifted_h)
+// when the device has room, and the H MSM runs on them: proofs still equal
+// the CPU's. Preparing another key drops the first key's table (its proofs
+// stay equal on the plain bases); with shifted_h off no table is built.
+TEST(WitnessOnlyGpuTest, ShiftedHBasesGiveTheCpuProof) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  const Keyed k1 = MakeKeyed(14, HQueryForm::kBellperson), k2 = MakeKeyed(12, HQueryForm::kBellperson);
+  CudaBackend gpu;
+  gpu.Prepare(k1.pk, &k1.circuit);
+  const CudaBackendStats one = gpu.Stats();
+  ASSERT_GT(one.shifted_h_bytes, 0u) << "an H200 has room for a 2^14 table";
+  EXPECT_GE(one.shifted_h_window_bits, pippenger::kMinWindowBits);
+  EXPECT_EQ(one.shifted_h_bytes, G1ShiftedBases::Bytes(k1.pk.h.size(), one.shifted_h_window_bits));
+  EXPECT_GE(one.resident_base_bytes, one.shifted_h_bytes);
+  ExpectSameProof(gpu, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1 on its shifted H bases");
+  gpu.Prepare(k2.pk, &k2.circuit);
+  EXPECT_EQ(gpu.Stats().shifted_h_bytes, G1ShiftedBases::Bytes(k2.pk.h.size(), gpu.Stats().shifted_h_window_bits))
+      << "only the last prepared key keeps a table";
+  ExpectSameProof(gpu, k2.pk, k2.circuit, synthetic::Witness(k2.params, rng()), rng, "k2 on its shifted H bases");
+  ExpectSameProof(gpu, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1, table dropped");
+  CudaBackend plain({.shifted_h = false});
+  plain.Prepare(k1.pk, &k1.circuit);
+  EXPECT_EQ(plain.Stats().shifted_h_bytes, 0u);
+  ExpectSameProof(plain, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1 without a table");
 }
 
 // What the daemon hands the GPU since synthesis reuses its z buffer:
@@ -256,6 +285,14 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
   std::printf("  8MiB: setup %.0f ms (domain %llu)\n", ms_since(t0), (unsigned long long)pk.domain_size());
   const PreparedVerifyingKey pvk = PrepareVerifyingKey(pk.vk);
   CudaBackend gpu;
+  // As the daemon does after a load: bases, circuit and the H bases' window
+  // shifts (19.3 GB at c = 22 for 2^24 - 1 points: the H MSM runs on them).
+  t0 = Clock::now();
+  gpu.Prepare(pk, &circuit, &cc);
+  const CudaBackendStats prepared = gpu.Stats();
+  std::printf("  8MiB: Prepare %.0f ms (H shifts %.0f ms, %llu bytes at c = %u)\n", ms_since(t0),
+              prepared.prepare_shift_ms, (unsigned long long)prepared.shifted_h_bytes, prepared.shifted_h_window_bits);
+  EXPECT_GT(prepared.shifted_h_bytes, 0u) << "an H200 has room for the 8 MiB table";
   for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
     const unsigned k = sector.partition_indices[i];
     t0 = Clock::now();
