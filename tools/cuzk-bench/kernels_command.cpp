@@ -4,7 +4,7 @@
 // `cuzk-gpu-bench kernels` (tools/cuzk-gpu-bench/kernels_bench.cpp), which
 // needs no Debian libraries on a GPU host; builds without CUDA say so.
 //
-//   cuzk-bench kernels --ntt 24,27 --g1 24,26 --g2 22 [--cpu-check-max-log 26]
+//   cuzk-bench kernels --ntt 24,27 --g1 24,26 --g2 22 [--g1-shifted 0,1] [--cpu-check-max-log 26]
 //                      [--warmups 2] [--repeats 5] [--seed N]
 #include <cstdio>
 #include <map>
@@ -21,7 +21,7 @@ namespace cuzk::bench {
 namespace {
 
 struct KernelsArgs {
-  std::string ntt = "24,27", g1 = "24,26", g2 = "22";
+  std::string ntt = "24,27", g1 = "24,26", g2 = "22", g1_shifted = "0,1";
   unsigned cpu_check_max_log = 26, warmups = 2, repeats = 5;
   long seed = -1;
 };
@@ -31,6 +31,7 @@ int RunKernels(const KernelsArgs& a) {
   std::map<std::string, std::string> m = {{"ntt", a.ntt},
                                           {"g1", a.g1},
                                           {"g2", a.g2},
+                                          {"g1-shifted", a.g1_shifted},
                                           {"cpu-check-max-log", std::to_string(a.cpu_check_max_log)},
                                           {"warmups", std::to_string(a.warmups)},
                                           {"repeats", std::to_string(a.repeats)}};
@@ -49,6 +50,8 @@ CommandRegistrar kKernels("kernels", [](CLI::App& app) {
   cmd->add_option("--ntt", args->ntt, "NTT log2 sizes, e.g. 24,27 or 20-24 (empty: none)");
   cmd->add_option("--g1", args->g1, "G1 MSM log2 sizes (empty: none)");
   cmd->add_option("--g2", args->g2, "G2 MSM log2 sizes (empty: none)");
+  cmd->add_option("--g1-shifted", args->g1_shifted,
+                  "G1 on the plain bases (0) and over precomputed window shifts (1); default 0,1");
   cmd->add_option("--cpu-check-max-log", args->cpu_check_max_log,
                   "compare with the CPU backend up to this log2 size (the CPU side dominates the run time)");
   cmd->add_option("--warmups", args->warmups, "untimed runs first");

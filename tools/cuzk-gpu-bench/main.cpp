@@ -12,7 +12,7 @@
 //                      [--batch 0,16] [--dfma 0,1] [--window-major -1,0,1] [--segment-len 0,16]
 //                      [--shifted 0,1] [--streamed 1]
 //                      [--warmups 2] [--repeats 5] [--seed N]
-//   cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--cpu-check-max-log 26]
+//   cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--g1-shifted 0,1] [--cpu-check-max-log 26]
 //                          (also `cuzk-bench kernels` in CUDA builds)
 #include <cstdio>
 #include <exception>
@@ -40,7 +40,8 @@ int Usage() {
       "[--window-major -1,0,1] [--segment-len 0,16] [--shifted 0,1]\n"
       "                          [--warmups 2] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench h [--log-sizes 24,27] [--cpu-check-max-log 20] [--warmups 2] [--repeats 5] [--seed N]\n"
-      "       cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--cpu-check-max-log 26]\n"
+      "       cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--g1-shifted 0,1]\n"
+      "                          [--cpu-check-max-log 26]\n"
       "                          [--warmups 2] [--repeats 5] [--seed N]\n");
   return 2;
 }

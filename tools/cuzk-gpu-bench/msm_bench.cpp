@@ -398,8 +398,8 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     const std::string anchor = it == sppark.end() ? "-" : std::to_string(it->second).substr(0, 5);
     if (summary) {
       const bool pass = r.check.find("FAIL") == std::string::npos && r.check.find("DIFFERS") == std::string::npos;
-      summary->push_back({std::string(curve_name) + " MSM", r.log_n, r.total.median, "ms",
-                          it == sppark.end() ? -1 : it->second,
+      summary->push_back({std::string(curve_name) + (r.shifted ? " MSM, shifted bases" : " MSM"), r.log_n,
+                          r.total.median, "ms", it == sppark.end() ? -1 : it->second,
                           std::string(pass ? "PASS (" : "FAIL (") + r.check + ")"});
     }
     std::printf(
