@@ -31,6 +31,8 @@
 #                    loaded parameter sets are charged to it)
 #   --witness-only B the daemon's [pipeline] witness_only (true, the default:
 #                    a/b/c evaluated on the GPU; false: on the host)
+#   --shifted-h-bases B  the daemon's [gpus] shifted_h_bases (true, the default:
+#                    the H bases' window shifts on each GPU with room; false: never)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -50,6 +52,7 @@ synth=1
 pinned_limit=16GiB
 budget=auto
 witness_only=true
+shifted_h=true
 daemon_args=()
 while (($#)); do
   case $1 in
@@ -64,6 +67,7 @@ while (($#)); do
     --pinned-limit) pinned_limit=${2:?}; shift 2 ;;
     --budget) budget=${2:?}; shift 2 ;;
     --witness-only) witness_only=${2:?}; shift 2 ;;
+    --shifted-h-bases) shifted_h=${2:?}; shift 2 ;;
     --) shift; daemon_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -154,6 +158,8 @@ shutdown_grace = "30s"
 [memory]
 pinned_limit = "$pinned_limit"
 total_budget = "$budget"
+[gpus]
+shifted_h_bases = $shifted_h
 [pipeline]
 synthesis_concurrency = $synth
 witness_only = $witness_only

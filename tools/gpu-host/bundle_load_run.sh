@@ -15,7 +15,9 @@
 # smoke2k,tests,8mib), CUZK_SETUP_S (limit of the GPU setup, default 240),
 # CUZK_TEST_LIMIT_S (each GPU test binary's limit, default 180),
 # CUZK_WITNESS_ONLY (the daemon's [pipeline] witness_only; a list such as
-# "true false" runs one load per value, default true).
+# "true false" runs one load per value, default true), CUZK_SHIFTED_H (the
+# daemon's [gpus] shifted_h_bases; a list such as "true false" runs one load
+# per value, default true).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -63,23 +65,25 @@ if [[ $skip != *,8mib,* ]]; then
   fi
   ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
   for wo in ${CUZK_WITNESS_ONLY:-true}; do
+  for sh in ${CUZK_SHIFTED_H:-true}; do
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi
     run=$((${run:-0} + 1))
-    tag=$big-s$s-wo$wo-$run  # the run's number: a list may repeat a value (CUZK_SYNTH="8 8")
+    tag=$big-s$s-wo$wo-sh$sh-$run  # the run's number: a list may repeat a value (CUZK_SYNTH="8 8")
     if ((left > 60)); then
-      timed "smoke $big + $jobs jobs, synth $s, wo $wo" "$left" "$OUT/smoke-$tag.log" \
+      timed "smoke $big + $jobs jobs, synth $s, wo $wo, sh $sh" "$left" "$OUT/smoke-$tag.log" \
         "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" "${load[@]}" \
         --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}" \
-        --budget "${CUZK_BUDGET:-auto}" --witness-only "$wo"
+        --budget "${CUZK_BUDGET:-auto}" --witness-only "$wo" --shifted-h-bases "$sh"
     else
-      row "smoke $big synth $s wo $wo" skip "-" "only ${left}s left"
+      row "smoke $big synth $s wo $wo sh $sh" skip "-" "only ${left}s left"
     fi
     cp "$w/daemon.log" "$OUT/daemon-$tag.log" 2>/dev/null
     # The GPU start's steps (GPU_TIMING), medians over the load's partitions.
     grep 'GPU_TIMING' "$OUT/daemon-$tag.log" 2>/dev/null | step_medians >"$OUT/gpu-steps-$tag.txt"
     cp "$w/timeline.svg" "$OUT/timeline-$tag.svg" 2>/dev/null
+  done
   done
   done
 fi

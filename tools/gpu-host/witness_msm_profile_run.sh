@@ -1,11 +1,14 @@
-#!/bin/bash
-# Session 14 call 1 (cuzk-gpu-bench of 041e36e): where an 8 MiB partition's
-# witness MSMs and H step spend their time (issue 15: ~161 ms a partition,
-# ~150 needed). Witness-like scalars as measured (docs/perf/gpu.md,
-# witness-stats): A/L ~10 M scalars, 52% zero, 47.5% one; B ~2.6 M, 49% zero,
-# 49% one. Totals with their breakdown, then per kernel under ncu.
+#!/usr/bin/env bash
+# One device-tool call: where an 8 MiB partition's witness MSMs and H step
+# spend their time (issue 15: ~161 ms a partition, ~150 needed; the daemon's
+# step minima: msm_a 5.0, msm_b_g1 3.6, msm_l 4.9, msm_b_g2 11.2 ms, session
+# 13 call 5). Witness-like scalars as measured (docs/perf/gpu.md,
+# witness-stats): A and L ~10 M scalars, 52% zero, 47.5% one; B ~2.6 M, 49%
+# zero, 49% one. Totals with their stage breakdown, then per kernel under ncu
+# (ncu's base clocks run ~25% slower than the timed runs).
+#   OUT=$OUT bash tools/gpu-host/witness_msm_profile_run.sh out/gb
 set -u
-G=out/gb
+G=${1:?usage: witness_msm_profile_run.sh CUZK_GPU_BENCH}
 chmod +x $G
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > $OUT/gpu.txt 2>&1
 W1="--zeros-permille 520 --ones-permille 475"

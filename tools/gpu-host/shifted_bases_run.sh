@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One device-tool call for shifted bases (cuda/msm/shifted_bases.hpp; issues
+# 15 and 16), built in a session without a GPU:
+#  1. msm_gpu_test (ShiftedBasesMatchCpu among its tests), groth16_gpu_test
+#     and witness_only_gpu_test (ShiftedHBasesGiveTheCpuProof; the 8 MiB
+#     case needs CUZK_GPU_SLOW=1, ~5 minutes: run it in a call of its own);
+#  2. cuzk-gpu-bench msm: G1 2^24 and 2^26 on the plain bases and over
+#     shifted bases in the same run (every result checked), then at 2^24 the
+#     shifted widths and running-sum segment lengths;
+#  3. the same binary's kernels table (plain and shifted rows beside sppark).
+#   OUT=$OUT bash tools/gpu-host/shifted_bases_run.sh out/gb out/tests.tar.xz
+# tests.tar.xz: the GPU test programs and the libstdc++ they need (run with
+# LD_LIBRARY_PATH). Prints the tables last; logs in $OUT/logs.tgz.
+set -uo pipefail
+G=${1:?usage: shifted_bases_run.sh CUZK_GPU_BENCH TESTS_TAR_XZ}
+tests=${2:?usage: shifted_bases_run.sh CUZK_GPU_BENCH TESTS_TAR_XZ}
+out=${OUT:?set OUT}
+logs=$out/logs
+mkdir -p "$logs" /tmp/sb-tests
+source "$(dirname "$0")/run_lib.sh"
+rows=()
+ROW_WIDTH=30
+chmod +x "$G"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$logs/nvidia-smi.txt" 2>&1
+tar -C /tmp/sb-tests -xJf "$tests"
+t=$(dirname "$(find /tmp/sb-tests -name msm_gpu_test | head -n 1)")
+export LD_LIBRARY_PATH=$t
+for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test; do
+  timed "$name" 200 "$logs/$name.log" "$t/$name" --gtest_color=no
+done
+common=(--warmups 1 --repeats 5 --cpu-check-max-log 14)
+timed "msm 2^24,2^26 plain|shifted" 240 "$logs/msm-shifted.log" \
+  "$G" msm --curve g1 --log-sizes 24,26 --shifted 0,1 "${common[@]}" --seed 1401
+timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
+  "$G" msm --curve g1 --log-sizes 24 --shifted 1 --windows 0,20,21,23,24 --segment-len 0,64,256 "${common[@]}" \
+  --seed 1402
+(cd "$logs" && tar czf "$out/logs.tgz" .)
+echo
+grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
+grep -hE '^shifted bases|^\| (lg|[0-9])|overall' "$logs"/msm-*.log
+printf '\n%-30s %-6s %9s  %s\n' step result time log
+printf '%s\n' "${rows[@]}"
