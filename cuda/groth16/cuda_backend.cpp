@@ -200,7 +200,10 @@ struct ResidentKey {
   // The H MSM: over the shifted bases when there are some.
   G1Msm::Result RunH(G1Msm& msm, const ff::Fr* scalars, size_t n, const MsmGpuOptions& o,
                      CudaBackendStats& stats) const {
-    if (h_shifted && n <= h_shifted->size()) return msm.Run(*h_shifted, scalars, n, o);
+    if (h_shifted && n <= h_shifted->size()) {
+      ++stats.shifted_h_msms;
+      return msm.Run(*h_shifted, scalars, n, o);
+    }
     return h.Run(msm, scalars, n, o, stats);
   }
 };
@@ -437,28 +440,51 @@ struct CudaBackend::Impl {
     for (auto& [key, resident] : gpu->keys) {
       if (key != except) resident->h_shifted.reset();
     }
-    stats.shifted_h_bytes = ShiftedBytes();
     stats.resident_base_bytes = ResidentBytes();
+    NoteShifted();
+  }
+
+  // The tables' stats (caller holds mu).
+  void NoteShifted() {
+    stats.shifted_h_bytes = ShiftedBytes();
+    if (stats.shifted_h_bytes == 0) stats.shifted_h_window_bits = 0;
   }
 
   // H's window shifts for `key` (CudaBackendOptions::shifted_h), sized to
-  // what the device has left once a proof's working set is counted: the
-  // lanes' a/b/c and z are already made (Prepare sizes them first), the NTT
-  // and MSM scratch not yet. The MSM over them needs no more scratch than
-  // the plain one (fewer windows, one window's buckets), which the working
-  // set assumes. Caller holds device_mu exclusively and mu.
+  // what the device has left once the proofs' working set is counted: the
+  // largest over the resident keys (another key's proofs may grow their
+  // scratch later; a 32 GiB key's MSM sort buffers alone are ~26 GB), less
+  // what the lanes' a/b/c and z already hold (Prepare sizes them first), plus
+  // the build's own slices and a margin for what the estimate leaves out
+  // (the evaluator's scratch, a warming uploader's buffers). The MSM over
+  // the table needs no more scratch than the plain one (fewer windows, one
+  // window's buckets). Under CudaBackendOptions::resident_bases_bytes the
+  // table counts against that cap with the key's bases. Caller holds
+  // device_mu exclusively and mu.
   void ShiftH(const ProvingKey& pk, ResidentKey& key) {
     if (!options.shifted_h || key.h_shifted || !key.h.device || pk.h.empty()) return;
     const auto t0 = std::chrono::steady_clock::now();
     size_t free_bytes = 0, total_bytes = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t m = pk.domain_size(), n_z = pk.num_variables();
-    const size_t lanes_now = gpu->lanes.size() * (3 * m + n_z) * sizeof(ff::Fr);
-    const size_t working = ProofWorkingSetBytes(m, n_z, unsigned(gpu->lanes.size()));
+    size_t lanes_now = 0;
+    for (const auto& lane : gpu->lanes) {
+      for (const auto& side : lane->abc) lanes_now += side.bytes();
+      lanes_now += lane->z.bytes();
+    }
+    size_t working = 0;
+    for (const auto& [other, resident] : gpu->keys) {
+      const size_t n_z = std::max<size_t>(other->a_density.size(), other->vk.ic.size() + other->l.size());
+      working = std::max(working, ProofWorkingSetBytes(other->domain_size(), n_z, unsigned(gpu->lanes.size())));
+    }
     const size_t build = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
-    const size_t need = (working > lanes_now ? working - lanes_now : 0) + build;
-    const uint32_t c =
-        pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), free_bytes > need ? free_bytes - need : 0);
+    const size_t margin = std::max<size_t>(total_bytes / 32, size_t(2) << 30);
+    const size_t need = (working > lanes_now ? working - lanes_now : 0) + build + margin;
+    size_t room = free_bytes > need ? free_bytes - need : 0;
+    if (options.resident_bases_bytes) {
+      const size_t held = key.ResidentBytes();
+      room = std::min(room, *options.resident_bases_bytes > held ? *options.resident_bases_bytes - held : 0);
+    }
+    const uint32_t c = pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), room);
     if (c == 0) return;
     try {
       key.h_shifted.emplace(*key.h.device, pk.h.size(), c);
@@ -719,6 +745,7 @@ struct CudaBackend::Impl {
     stats.abc_bytes += from.abc_bytes, stats.abc_pinned_bytes += from.abc_pinned_bytes, stats.abc_ms += from.abc_ms;
     stats.z_bytes += from.z_bytes, stats.z_pinned_bytes += from.z_pinned_bytes, stats.z_ms += from.z_ms;
     stats.streamed_msms += from.streamed_msms, stats.streamed_base_bytes += from.streamed_base_bytes;
+    stats.shifted_h_msms += from.shifted_h_msms;
     stats.witness_only_proofs += from.witness_only_proofs;
     stats.compact_witness_bytes += from.compact_witness_bytes, stats.compact_witness_ms += from.compact_witness_ms;
     stats.abc_eval_ms += from.abc_eval_ms;
@@ -858,7 +885,7 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   // Last: the table takes only what the proofs, the bases and the circuit leave.
   impl_->ShiftH(pk, key);
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
+  impl_->NoteShifted();
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
 }
@@ -895,7 +922,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     if (need > budget) return false;
     impl_->gpu->keys.erase(&pk);  // an older key at this address
     impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-    impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
+    impl_->NoteShifted();
     impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
     spare = std::move(impl_->spare_uploader);
   }
@@ -950,7 +977,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   std::lock_guard lock(impl_->mu);
   impl_->gpu->keys.emplace(&pk, std::move(key));
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
+  impl_->NoteShifted();
   impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
   impl_->stats.image_release_ms += release_ms;
   impl_->stats.image_buffers_ms += buffers_ms;
@@ -1003,7 +1030,7 @@ void CudaBackend::ForgetKey(const ProvingKey& pk) {
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-  impl_->stats.shifted_h_bytes = impl_->ShiftedBytes();
+  impl_->NoteShifted();
   impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
 }
 

@@ -101,7 +101,7 @@ struct CudaBackendOptions {
   // Prepare also builds the H bases' window shifts (cuda/msm/shifted_bases.hpp:
   // the H MSM adds every window into one set of buckets) when the device
   // has room for them beside everything a proof still needs: an 8 MiB key's
-  // 2^24 H bases take 19.3 GB at c = 22; a 32 GiB key's would take >= 129 GB,
+  // 2^24 H bases take 19.3 GB at c = 22; a 32 GiB key's would take >= 141.7 GB,
   // so they never get one. false: the H MSM always runs on the plain bases.
   bool shifted_h = true;
 };
@@ -146,8 +146,9 @@ struct CudaBackendStats {
   // device bytes of those held now (also in resident_base_bytes), the width
   // of the last one built, and the time spent building them.
   uint64_t shifted_h_bytes = 0;
-  uint32_t shifted_h_window_bits = 0;
+  uint32_t shifted_h_window_bits = 0;  // 0 while no table is held
   double prepare_shift_ms = 0;
+  uint64_t shifted_h_msms = 0;  // H MSMs that ran over a table
 };
 
 class CudaBackend final : public groth16::Backend {

@@ -112,7 +112,13 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   using HostCurve = typename Curve::HostCurve;
   const size_t n = scalars.size();
   if (n == 0) return ec::JacobianPoint<HostCurve>::Infinity();
-  if (sizes.window_bits) MakeLayout(sizes.window_bits);
+  if (sizes.window_bits) {  // a bad width is refused before any work
+    if (sizes.shifted) {
+      MakeShiftedLayout(sizes.window_bits);
+    } else {
+      MakeLayout(sizes.window_bits);
+    }
+  }
   std::vector<AffinePoint<F>> dev_bases(bases.size());
   for (size_t i = 0; i < bases.size(); ++i) dev_bases[i] = AffineFromHost<F>(bases[i]);
   std::vector<Fr> dev_scalars(n);

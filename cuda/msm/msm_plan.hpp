@@ -48,7 +48,8 @@ inline Layout OneWindow(const Layout& l) { return {l.window_bits, 1, l.buckets};
 
 // The width of shifted bases for n scalars: the cost model below with one
 // reduction, cost(c) = W n + 3 B, among the widths whose table (W n points
-// of point_bytes) fits in max_bytes; 0 when none does. 2^24: c = 22 (12
+// of point_bytes) fits in max_bytes and whose entry values fit 31 bits (W n
+// < kNoBase); 0 when none does. 2^24: c = 22 (12
 // windows; 13 at c = 20 without the table), 19.3 GB of G1 points; 2^26: c =
 // 24 (11 windows), 70.9 GB.
 inline uint32_t ShiftedWindowBits(size_t n, size_t point_bytes, size_t max_bytes) {
@@ -57,6 +58,7 @@ inline uint32_t ShiftedWindowBits(size_t n, size_t point_bytes, size_t max_bytes
   for (uint32_t c = kMinWindowBits; c <= kMaxShiftedWindowBits; ++c) {
     const double w = SignedDigitWindows(c), b = double(1u << (c - 1));
     if (n > 0 && double(n) * w * double(point_bytes) > double(max_bytes)) continue;
+    if (double(n) * w >= double(kNoBase)) continue;
     const double cost = w * double(n) + 3 * b;
     if (best == 0 || cost < best_cost) best = c, best_cost = cost;
   }

@@ -12,7 +12,7 @@
 // by the reduction (2^24 random scalars: c = 22, 12 windows, against 20 and
 // 13 windows without; model in msm_plan.hpp, ShiftedWindowBits).
 // Costs: W times the bases' device memory (G1 2^24 at c = 22: 12 x 1.6 GB =
-// 19.3 GB; a 32 GiB key's 2^27 H bases would need >= 129 GB, so they do
+// 19.3 GB; a 32 GiB key's 2^27 H bases would need >= 141.7 GB, so they do
 // not get a table), and once, a build of (W - 1) c doublings and an affine
 // conversion per point and window on the device (ShiftStep, then
 // fixed_base::ToAffineStep).

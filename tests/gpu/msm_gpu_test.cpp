@@ -476,6 +476,28 @@ TEST_F(MsmGpuTest, ShiftedBasesMatchCpu) {
   for (uint32_t c : {5u, 13u}) {
     expect(G1ShiftedBases(edge_dev, edge.bases.size(), c), edge.bases, edge.scalars, {.chunk = 2}, "shifted edge");
   }
+  // More points than one build slice (2^22): the fixture's bases tiled, the
+  // second slice's entries read back, the MSM against the plain bases' (no
+  // CPU MSM at this size).
+  {
+    const size_t big = (size_t(1) << 22) + 17;
+    std::vector<ec::G1Affine> tiled(big);
+    for (size_t i = 0; i < big; ++i) tiled[i] = (*bases_)[(i * 7 + 3) % kMaxN];
+    const G1DeviceBases big_dev(tiled);
+    const G1ShiftedBases big_shifted(big_dev, big, 16);
+    for (size_t i : {size_t(1) << 22, big - 1}) {
+      G1Affine got;
+      CUZK_CUDA_CHECK(cudaMemcpy(&got, big_shifted.data() + 2 * big + i, sizeof(got), cudaMemcpyDeviceToHost));
+      ec::G1Jacobian want = ec::G1Jacobian::FromAffine(tiled[i]);
+      for (int k = 0; k < 32; ++k) want = want.Double();
+      EXPECT_EQ(ec::G1Affine::FromXY(got.x.ToHost(), got.y.ToHost()), want.ToAffine()) << "second slice, i=" << i;
+    }
+    std::vector<ff::Fr> s(big);
+    for (auto& x : s) x = ff::Fr::Random(rng);
+    G1Msm msm;
+    EXPECT_EQ(msm.Run(big_shifted, s.data(), big).ToAffine(), msm.Run(big_dev, s.data(), big).ToAffine())
+        << "shifted over two build slices";
+  }
   // Fewer table points than scalars, another width, a bad width or count.
   G1Msm msm;
   EXPECT_THROW(msm.Run(G1ShiftedBases(*device_bases_, 100, 12), random.data(), 101), std::invalid_argument);

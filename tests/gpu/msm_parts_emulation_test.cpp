@@ -384,6 +384,11 @@ TEST(ShiftedBasesEmulationTest, MsmMatchesCpuMsm) {
   for (uint32_t c : {4u, 13u}) {
     ExpectSameMsm(edge_bases, edge_scalars, {.window_bits = c, .chunk = 2, .shifted = true}, "shifted edge");
   }
+  // The widest table (c = 24, wider than the plain path allows): 11 windows,
+  // the top one holding bits 240..254 and the carry of scalars near r.
+  const std::vector<ff::Fr> wide = {-ff::Fr::One(), -ff::Fr::FromUint64(1u << 23), ff::Fr::Random(rng),
+                                    ff::Fr::FromUint64((1u << 23) + 1), ff::Fr::Random(rng)};
+  ExpectSameMsm(bases, wide, {.window_bits = 24, .segment_len = 1u << 12, .shifted = true}, "shifted c = 24");
   EXPECT_TRUE(pippenger::EmulatedMsmG1(bases, std::vector<ff::Fr>(n, ff::Fr::Zero()), nullptr,
                                        {.window_bits = 8, .shifted = true})
                   .IsInfinity());
@@ -402,6 +407,7 @@ TEST(MsmPlanTest, ShiftedWindowBitsFitTheMemoryGiven) {
   EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(12) * n24 * 96 - 1), 24u);     // 11 windows still fit
   EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(11) * n24 * 96 - 1), 0u);      // even 24 bits do not
   EXPECT_EQ(ShiftedWindowBits(size_t(1) << 27, 96, size_t(130) << 30), 0u);  // a 32 GiB H section: >= 141.7 GB
+  EXPECT_EQ(ShiftedWindowBits(size_t(1) << 28, 96, unlimited), 0u);  // W n < 2^31 - 1 needs W <= 7: no width
   EXPECT_GE(ShiftedWindowBits(1, 96, unlimited), pippenger::kMinWindowBits);
   EXPECT_EQ(pippenger::MakeShiftedLayout(24).windows, 11u);
   EXPECT_THROW(pippenger::MakeShiftedLayout(25), std::invalid_argument);

@@ -106,15 +106,20 @@ TEST(WitnessOnlyGpuTest, ShiftedHBasesGiveTheCpuProof) {
   EXPECT_EQ(one.shifted_h_bytes, G1ShiftedBases::Bytes(k1.pk.h.size(), one.shifted_h_window_bits));
   EXPECT_GE(one.resident_base_bytes, one.shifted_h_bytes);
   ExpectSameProof(gpu, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1 on its shifted H bases");
+  EXPECT_EQ(gpu.Stats().shifted_h_msms, one.shifted_h_msms + 1) << "the H MSM ran over the table";
   gpu.Prepare(k2.pk, &k2.circuit);
   EXPECT_EQ(gpu.Stats().shifted_h_bytes, G1ShiftedBases::Bytes(k2.pk.h.size(), gpu.Stats().shifted_h_window_bits))
       << "only the last prepared key keeps a table";
   ExpectSameProof(gpu, k2.pk, k2.circuit, synthetic::Witness(k2.params, rng()), rng, "k2 on its shifted H bases");
+  const uint64_t before_drop = gpu.Stats().shifted_h_msms;
   ExpectSameProof(gpu, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1, table dropped");
+  EXPECT_EQ(gpu.Stats().shifted_h_msms, before_drop) << "k1's table was dropped: its H MSM ran on the plain bases";
   CudaBackend plain({.shifted_h = false});
   plain.Prepare(k1.pk, &k1.circuit);
   EXPECT_EQ(plain.Stats().shifted_h_bytes, 0u);
+  EXPECT_EQ(plain.Stats().shifted_h_window_bits, 0u);
   ExpectSameProof(plain, k1.pk, k1.circuit, synthetic::Witness(k1.params, rng()), rng, "k1 without a table");
+  EXPECT_EQ(plain.Stats().shifted_h_msms, 0u);
 }
 
 // What the daemon hands the GPU since synthesis reuses its z buffer:
@@ -293,6 +298,7 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
   std::printf("  8MiB: Prepare %.0f ms (H shifts %.0f ms, %llu bytes at c = %u)\n", ms_since(t0),
               prepared.prepare_shift_ms, (unsigned long long)prepared.shifted_h_bytes, prepared.shifted_h_window_bits);
   EXPECT_GT(prepared.shifted_h_bytes, 0u) << "an H200 has room for the 8 MiB table";
+  CudaBackend unprepared({.shifted_h = false});  // partition 0 also on the plain H path, bases uploaded by the proof
   for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
     const unsigned k = sector.partition_indices[i];
     t0 = Clock::now();
@@ -304,6 +310,12 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
     t0 = Clock::now();
     const Proof ordinary = ProveWithRandomness(gpu, pk, circuit, z, r, s);  // host a/b/c + GPU
     const double ordinary_ms = ms_since(t0);
+    if (i == 0) {
+      EXPECT_EQ(EncodeProof(ProveWithRandomness(unprepared, pk, circuit, z, r, s, {.witness_only = true})),
+                EncodeProof(ordinary))
+          << "partition " << k << " without Prepare or a table";
+      EXPECT_EQ(unprepared.Stats().shifted_h_msms, 0u);
+    }
     const CudaBackendStats before = gpu.Stats();
     t0 = Clock::now();
     const Proof witness_only = ProveWithRandomness(gpu, pk, circuit, z, r, s, {.witness_only = true});

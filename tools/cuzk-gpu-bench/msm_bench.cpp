@@ -200,6 +200,8 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   const long density_permille = args.GetInt("density-permille", 1000);
   if (density_permille < 1 || density_permille > 1000)
     throw std::invalid_argument("msm: --density-permille in 1..1000");
+  if (density_permille < 1000 && std::find(shifteds.begin(), shifteds.end(), 1u) != shifteds.end())
+    throw std::invalid_argument("msm: --shifted 1 takes no --density-permille (Msm::Run over the table only)");
   if (zero_fraction < 0 || one_fraction < 0 || zero_fraction + one_fraction > 1) {
     throw std::invalid_argument("msm: --zeros-permille + --ones-permille must be within 0..1000");
   }
@@ -277,34 +279,38 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       cpu_ms = MsSince(t0);
     }
     std::vector<Affine> results;
-    // Shifted tables of this size by width, built on first use.
-    std::map<uint32_t, std::unique_ptr<cuda::ShiftedBases<Gpu>>> tables;
-    auto table_for = [&](uint32_t asked) -> const cuda::ShiftedBases<Gpu>& {
-      uint32_t c = asked;
-      if (c == 0) {
+    // Shifted bases, one table at a time (they are W times the bases); the
+    // default width is chosen once per size, from the room with no table.
+    std::unique_ptr<cuda::ShiftedBases<Gpu>> table;
+    std::optional<uint32_t> auto_bits;
+    // nullptr when the device has no room for one.
+    auto table_for = [&](uint32_t asked) -> const cuda::ShiftedBases<Gpu>* {
+      if (asked == 0 && !auto_bits) {
+        table.reset();
         size_t free_bytes = 0, total_bytes = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
         // The scratch of a call at the widest width: ~5 words an entry (keys,
         // values, sort), 52 B a scalar, 2^23 XYZZ buckets, slack.
         const size_t scratch = n * 12 * 20 + n * 52 + (size_t(1) << 23) * 192 + (size_t(2) << 30);
-        c = cuda::pippenger::ShiftedWindowBits(n, sizeof(typename cuda::DeviceBases<Gpu>::Point),
-                                               free_bytes > scratch ? free_bytes - scratch : 0);
-        if (c == 0)
-          throw std::runtime_error("msm: no room on the device for shifted bases of 2^" + std::to_string(log_n) +
-                                   " points");
+        auto_bits = cuda::pippenger::ShiftedWindowBits(n, sizeof(typename cuda::DeviceBases<Gpu>::Point),
+                                                       free_bytes > scratch ? free_bytes - scratch : 0);
       }
-      auto& slot = tables[c];
-      if (!slot) {
-        if constexpr (std::is_same_v<Gpu, cuda::G1Gpu>) {
-          tables.clear();  // one table at a time: they are W times the bases
-          auto& fresh = tables[c];
-          fresh = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c);
-          std::printf("shifted bases 2^%u at c = %u: %u windows, %.1f GB, built in %.0f ms\n", log_n, c,
-                      fresh->windows(), fresh->bytes() / 1e9, fresh->build_ms());
-          return *fresh;
+      const uint32_t c = asked ? asked : *auto_bits;
+      if (c == 0) return nullptr;
+      if (table && table->window_bits() == c) return table.get();
+      if constexpr (std::is_same_v<Gpu, cuda::G1Gpu>) {
+        table.reset();
+        try {
+          table = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c);
+        } catch (const cuda::CudaError& e) {
+          if (e.code() != cudaErrorMemoryAllocation) throw;
+          cudaGetLastError();  // out of memory is not sticky
+          return nullptr;
         }
+        std::printf("shifted bases 2^%u at c = %u: %u windows, %.1f GB, built in %.0f ms\n", log_n, c, table->windows(),
+                    table->bytes() / 1e9, table->build_ms());
       }
-      return *slot;
+      return table.get();
     };
     for (const Variant& variant : variants) {
       const cuda::MsmGpuOptions& options = variant.options;
@@ -317,8 +323,11 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       std::vector<double> ms;
       std::vector<cuda::MsmGpuTimings> stages;
       Affine got;
-      if (variant.shifted && density) throw std::invalid_argument("msm: --shifted 1 takes no --density-permille");
-      const cuda::ShiftedBases<Gpu>* shifted = variant.shifted ? &table_for(options.window_bits) : nullptr;
+      const cuda::ShiftedBases<Gpu>* shifted = variant.shifted ? table_for(options.window_bits) : nullptr;
+      if (variant.shifted && shifted == nullptr) {
+        std::printf("2^%u shifted c=%u: skipped, no room on the device for the table\n", log_n, options.window_bits);
+        continue;
+      }
       for (int r = 0; r < warmups + repeats; ++r) {
         cuda::MsmGpuTimings t;
         const auto start = std::chrono::steady_clock::now();
@@ -340,7 +349,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       row.window_bits = row.stages.window_bits;
       row.batch = int(row.stages.batch);
       row.chunk = row.stages.chunk;
-      row.window_major = row.stages.window_major;
+      row.window_major = row.stages.window_major && !row.stages.shifted;
       row.segment_len = row.stages.segment_len;
       if (streamed && !density && !variant.shifted) {
         std::vector<double> sms;
