@@ -164,6 +164,10 @@ struct KeyDensity {
 // the order below; B_g2 only when it runs on the GPU.
 struct ResidentKey {
   KeyFingerprint fingerprint;
+  // The key's domain and witness length when it was made resident, for
+  // sizing what its proofs need (the map's ProvingKey pointer may outlive
+  // the key it pointed at: only the fingerprint tells).
+  size_t domain = 0, witness = 0;
   SectionBases<G1Gpu> h, l, a, b_g1;
   std::optional<SectionBases<G2Gpu>> b_g2;
   // H's window shifts (Prepare, when the device has room): the H MSM runs on them.
@@ -180,18 +184,31 @@ struct ResidentKey {
   std::optional<Staged> staged;
   KeyDensity a_density, b_density;
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
-      : fingerprint(FingerprintOf(pk)), h(pk.h, budget), l(pk.l, budget), a(pk.a, budget), b_g1(pk.b_g1, budget) {
+      : fingerprint(FingerprintOf(pk)),
+        domain(pk.domain_size()),
+        witness(WitnessLength(pk)),
+        h(pk.h, budget),
+        l(pk.l, budget),
+        a(pk.a, budget),
+        b_g1(pk.b_g1, budget) {
     if (with_g2) b_g2.emplace(pk.b_g2, budget);
   }
   // Every section already on the device (CudaBackend::LoadKeyImage).
   ResidentKey(const ProvingKey& pk, SectionBases<G1Gpu>&& h_, SectionBases<G1Gpu>&& l_, SectionBases<G1Gpu>&& a_,
               SectionBases<G1Gpu>&& b_g1_, SectionBases<G2Gpu>&& b_g2_)
       : fingerprint(FingerprintOf(pk)),
+        domain(pk.domain_size()),
+        witness(WitnessLength(pk)),
         h(std::move(h_)),
         l(std::move(l_)),
         a(std::move(a_)),
         b_g1(std::move(b_g1_)),
         b_g2(std::move(b_g2_)) {}
+  // The densities' length once the key is bound to its circuit, else (an
+  // image's shell) inputs + aux from its counts.
+  static size_t WitnessLength(const ProvingKey& pk) {
+    return std::max<size_t>(pk.a_density.size(), pk.vk.ic.size() + pk.l.size());
+  }
   size_t ResidentBytes() const {
     return h.ResidentBytes() + l.ResidentBytes() + a.ResidentBytes() + b_g1.ResidentBytes() +
            (b_g2 ? b_g2->ResidentBytes() : 0) + a_density.Bytes() + b_density.Bytes() + ShiftedBytes();
@@ -473,8 +490,8 @@ struct CudaBackend::Impl {
     }
     size_t working = 0;
     for (const auto& [other, resident] : gpu->keys) {
-      const size_t n_z = std::max<size_t>(other->a_density.size(), other->vk.ic.size() + other->l.size());
-      working = std::max(working, ProofWorkingSetBytes(other->domain_size(), n_z, unsigned(gpu->lanes.size())));
+      working =
+          std::max(working, ProofWorkingSetBytes(resident->domain, resident->witness, unsigned(gpu->lanes.size())));
     }
     const size_t build = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
     const size_t margin = std::max<size_t>(total_bytes / 32, size_t(2) << 30);
