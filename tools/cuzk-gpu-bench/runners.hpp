@@ -14,5 +14,8 @@ int RunH(const Args& args);                                // h_bench.cpp: six N
 // NTT, G1 and G2 MSM at the given sizes, each checked against the CPU
 // backend, and H2D bandwidth from pinned memory; ends with one table.
 int RunKernels(const Args& args);  // kernels_bench.cpp
+// One SnapDeals partition proved as the daemon proves it, step by step, with
+// and without the H bases' window shifts; every proof verified.
+int RunPartition(const Args& args);  // partition_bench.cpp
 
 }  // namespace cuzk::gpubench

@@ -7,7 +7,9 @@
 #  2. cuzk-gpu-bench msm: G1 2^24 and 2^26 on the plain bases and over
 #     shifted bases in the same run (every result checked), then at 2^24 the
 #     shifted widths and running-sum segment lengths;
-#  3. the same binary's kernels table (plain and shifted rows beside sppark).
+#  3. one 8 MiB partition proved as the daemon does, alone on one lane, step
+#     by step, with and without the table (cuzk-gpu-bench partition; every
+#     proof verified, both equal).
 #   OUT=$OUT bash tools/gpu-host/shifted_bases_run.sh out/gb out/tests.tar.xz
 # tests.tar.xz: the GPU test programs and the libstdc++ they need (run with
 # LD_LIBRARY_PATH). Prints the tables last; logs in $OUT/logs.tgz.
@@ -34,9 +36,12 @@ timed "msm 2^24,2^26 plain|shifted" 240 "$logs/msm-shifted.log" \
 timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
   "$G" msm --curve g1 --log-sizes 24 --shifted 1 --windows 0,20,21,23,24 --segment-len 0,64,256 "${common[@]}" \
   --seed 1402
+timed "partition 8 MiB plain|shifted" 200 "$logs/partition-8mib.log" \
+  "$G" partition --sector-size 8MiB --shifted 0,1 --warmups 1 --repeats 5 --seed 1403
 (cd "$logs" && tar czf "$out/logs.tgz" .)
 echo
 grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
 grep -hE '^shifted bases|^\| (lg|[0-9])|overall' "$logs"/msm-*.log
+grep -hE '^shifted=|^\||^partition:' "$logs/partition-8mib.log"
 printf '\n%-30s %-6s %9s  %s\n' step result time log
 printf '%s\n' "${rows[@]}"

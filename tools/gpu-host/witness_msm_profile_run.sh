@@ -23,6 +23,9 @@ timeout 60 $G h --log-sizes 24 --warmups 1 --repeats 5 --cpu-check-max-log 14 --
 timeout 90 ncu --metrics gpu__time_duration.sum --csv $G msm --curve g1 --log-sizes 23 $W1 --warmups 0 --repeats 1 --cpu-check-max-log 10 --seed 146 > $OUT/kern-g1-23.csv 2>&1
 timeout 90 ncu --metrics gpu__time_duration.sum --csv $G msm --curve g2 --log-sizes 21 $W2 --warmups 0 --repeats 1 --cpu-check-max-log 10 --seed 147 > $OUT/kern-g2-21.csv 2>&1
 timeout 90 ncu --metrics gpu__time_duration.sum --csv $G h --log-sizes 24 --warmups 0 --repeats 1 --cpu-check-max-log 10 --seed 148 > $OUT/kern-h-24.csv 2>&1
+# A real 8 MiB partition, alone on one lane (its set-up's kernels, MulKernel
+# and ToAffineKernel, are in the sums too: set them apart).
+timeout 240 ncu --metrics gpu__time_duration.sum --csv $G partition --sector-size 8MiB --shifted 1 --warmups 0 --repeats 1 --seed 149 > $OUT/kern-partition-8mib.csv 2>&1
 grep -E "^\| (lg|[0-9])|overall|median" $OUT/msm.log | grep -v "^2^" 
 for f in $OUT/kern-*.csv; do
   echo "== $f"
