@@ -159,8 +159,9 @@ class Msm {
   Result Run(const DeviceBases<Curve>& bases, const ff::Fr* scalars, size_t n, const MsmGpuOptions& options = {},
              MsmGpuTimings* timings = nullptr);
   // The same sum over the bases the table was made from, n <= bases.size(),
-  // every window into one set of buckets (options.window_bits: 0 or the
-  // table's; window_major does not apply).
+  // every window into one set of buckets (a table of k < W copies: window w
+  // into set w / k of ceil(W / k)); options.window_bits: 0 or the table's;
+  // window_major does not apply.
   Result Run(const ShiftedBases<Curve>& bases, const ff::Fr* scalars, size_t n, const MsmGpuOptions& options = {},
              MsmGpuTimings* timings = nullptr);
   // sum over set bits i of density: scalars[i] * bases[rank(i)]; scalars has
@@ -186,10 +187,11 @@ class Msm {
 
  private:
   using Point = AffinePoint<Field>;
-  // Shifted bases as RunImpl sees them: `stride` points a window, width c.
+  // Shifted bases as RunImpl sees them: `copies` copies of `stride` points, width c.
   struct Shift {
     size_t stride = 0;
     uint32_t window_bits = 0;
+    uint32_t copies = 0;
   };
   // A density bitmap's words and per-word ranks into words_ / ranks_.
   void UploadBitmap(const std::vector<uint64_t>& words, const std::vector<uint32_t>& ranks);
@@ -222,7 +224,8 @@ class Msm {
     MulPipes mul_pipes = MulPipes::kInteger;
     bool window_major = false;
     uint32_t segment_len = 0;
-    size_t shift_stride = 0;  // > 0: shifted bases of that many points a window (one window's buckets)
+    size_t shift_stride = 0;    // > 0: shifted bases of that many points a copy
+    uint32_t shift_copies = 0;  // their copies (ShiftedBases::copies)
   };
   // Steps 1c-6; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks);

@@ -31,20 +31,23 @@ struct EmulationSizes {
   uint32_t batch = 0;        // MsmGpuOptions::batch (0, 1: XYZZ accumulation; 2, 4, 8, 16, 32: batched
                              // affine; the device takes 8, 16, 32)
   // Over shifted bases (Msm::Run with ShiftedBases) of width window_bits (0:
-  // ShiftedWindowBits without a memory limit), built here as ShiftedBases
-  // builds them; window_major does not apply.
+  // ShiftedWindowBits without a memory limit) and shifted_copies copies (0:
+  // every window), built here as ShiftedBases builds them; window_major does
+  // not apply.
   bool shifted = false;
+  uint32_t shifted_copies = 0;
 };
 
-// ShiftedBases' table on the host: entry w n + i = 2^(c w) bases[i], made by
-// the device's steps (ShiftStep, then ToAffineStep in groups).
+// ShiftedBases' table on the host: entry j n + i = 2^(c j) bases[i] for j <
+// copies, made by the device's steps (ShiftStep, then ToAffineStep in groups).
 template <class F>
-std::vector<AffinePoint<F>> EmulatedShiftedTable(std::span<const AffinePoint<F>> bases, const Layout& layout) {
+std::vector<AffinePoint<F>> EmulatedShiftedTable(std::span<const AffinePoint<F>> bases, const Layout& layout,
+                                                 uint32_t copies) {
   const size_t n = bases.size();
-  std::vector<AffinePoint<F>> table(n * layout.windows);
+  std::vector<AffinePoint<F>> table(n * copies);
   std::copy(bases.begin(), bases.end(), table.begin());
   std::vector<XyzzPoint<F>> doubled(n);
-  for (uint32_t w = 1; w < layout.windows; ++w) {
+  for (uint32_t w = 1; w < copies; ++w) {
     for (size_t i = 0; i < n; ++i) ShiftStep(i, layout.window_bits, table.data() + (w - 1) * n, doubled.data());
     for (size_t t = 0; t < (n + fixed_base::kAffineGroup - 1) / fixed_base::kAffineGroup; ++t) {
       fixed_base::ToAffineStep(t, n, doubled.data(), table.data() + w * n);
@@ -150,9 +153,11 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
                                                           : ShiftedWindowBits(bases.size(), sizeof(AffinePoint<F>),
                                                                               std::numeric_limits<size_t>::max()))
                     : MakeLayout(sizes.window_bits ? sizes.window_bits : DefaultWindowBits(n_big));
-  const Layout sums = sizes.shifted ? OneWindow(layout) : layout;
+  if (sizes.shifted_copies > layout.windows) throw std::invalid_argument("EmulatedMsm: more copies than windows");
+  const uint32_t copies = sizes.shifted_copies ? sizes.shifted_copies : layout.windows;
+  const Layout sums = sizes.shifted ? BucketSets(layout, copies) : layout;
   const std::vector<AffinePoint<F>> table =
-      sizes.shifted ? EmulatedShiftedTable<F>(dev_bases, layout) : std::vector<AffinePoint<F>>();
+      sizes.shifted ? EmulatedShiftedTable<F>(dev_bases, layout, copies) : std::vector<AffinePoint<F>>();
   const AffinePoint<F>* accumulated = sizes.shifted ? table.data() : dev_bases.data();
   const bool window_major =
       sizes.shifted || (sizes.window_major < 0 ? WindowMajorDigits(n, n_big) : sizes.window_major == 1);
@@ -166,7 +171,8 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   std::vector<uint32_t> keys(m), vals(m);
   for (size_t i = 0; i < n; ++i) {
     if (sizes.shifted) {
-      ShiftedDigitsStep(i, n, layout, bases.size(), canon.data(), words, ranks.data(), keys.data(), vals.data());
+      ShiftedDigitsStep(i, n, layout, bases.size(), copies, canon.data(), words, ranks.data(), keys.data(),
+                        vals.data());
     } else if (window_major) {
       WindowDigitsStep(i, n, layout, canon.data(), words, ranks.data(), keys.data(), vals.data());
     } else {
@@ -175,14 +181,16 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
   // 2: sort by key (stable like the radix sort; the order of equal keys does
   // not change the sum anyway). Window-major: each window's n entries apart,
-  // on the key bits below c - 1, as SortPairsByWindow does; shifted: all of
-  // them at once (their keys are one window's).
+  // on the key bits below c - 1, as SortPairsByWindow does; shifted: each
+  // bucket set's `copies` windows of entries the same way (the last set may
+  // be shorter), as RunTail does.
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t(0));
-  if (window_major && !sizes.shifted) {
+  if (window_major) {
     const uint32_t low = layout.buckets - 1;
-    for (uint32_t w = 0; w < layout.windows; ++w) {
-      std::stable_sort(order.begin() + ptrdiff_t(w * n), order.begin() + ptrdiff_t((w + 1) * n),
+    const size_t segment = sizes.shifted ? size_t(copies) * n : n;
+    for (size_t at = 0; at < m; at += segment) {
+      std::stable_sort(order.begin() + ptrdiff_t(at), order.begin() + ptrdiff_t(std::min(at + segment, m)),
                        [&](size_t a, size_t b) { return (keys[a] & low) < (keys[b] & low); });
     }
   } else {
@@ -230,7 +238,8 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
   }
   std::vector<ec::XyzzPoint<HostCurve>> window_sums(sums.windows);
   for (uint32_t w = 0; w < sums.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(level[w]);
-  return CombineWindows<HostCurve>(window_sums, layout.window_bits) + ones_sum;
+  return CombineWindows<HostCurve>(window_sums, sizes.shifted ? layout.window_bits * copies : layout.window_bits) +
+         ones_sum;
 }
 
 inline ec::G1Jacobian EmulatedMsmG1(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,

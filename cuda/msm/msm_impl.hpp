@@ -86,7 +86,7 @@ typename Msm<Curve>::Result Msm<Curve>::Run(const ShiftedBases<Curve>& bases, co
     throw std::invalid_argument("GPU Msm::Run: window_bits " + std::to_string(options.window_bits) +
                                 " asked of shifted bases of width " + std::to_string(bases.window_bits()));
   }
-  const Shift shift{.stride = bases.size(), .window_bits = bases.window_bits()};
+  const Shift shift{.stride = bases.size(), .window_bits = bases.window_bits(), .copies = bases.copies()};
   return RunImpl(bases.data(), scalars, n, nullptr, nullptr, options, timings, &shift);
 }
 
@@ -365,7 +365,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const pippenger::Layout layout =
       shift ? pippenger::MakeShiftedLayout(shift->window_bits)
             : pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
-  const pippenger::Layout sums = shift ? pippenger::OneWindow(layout) : layout;
+  const pippenger::Layout sums = shift ? pippenger::BucketSets(layout, shift->copies) : layout;
   const bool window_major =
       shift || (options.window_major < 0 ? pippenger::WindowMajorDigits(n, n_big) : options.window_major == 1);
   size_t m = n * layout.windows;  // window-major: a slot per window, no count needed
@@ -394,7 +394,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
              .mul_pipes = options.mul_pipes,
              .window_major = window_major,
              .segment_len = segment_len,
-             .shift_stride = shift ? shift->stride : 0},
+             .shift_stride = shift ? shift->stride : 0,
+             .shift_copies = shift ? shift->copies : 0},
             words, ranks);
   }
   events_[5].Record(s);
@@ -404,9 +405,11 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   const auto t0 = std::chrono::steady_clock::now();
   Result result = Result::Infinity();
   if (m > 0) {
-    std::vector<ec::XyzzPoint<HostCurve>> window_sums(sums.windows);  // shifted: one, nothing to combine
+    std::vector<ec::XyzzPoint<HostCurve>> window_sums(sums.windows);  // shifted: one per bucket set
     for (uint32_t w = 0; w < sums.windows; ++w) window_sums[w] = XyzzToHost<HostCurve>(window_sums_[w]);
-    result = pippenger::CombineWindows<HostCurve>(window_sums, layout.window_bits);
+    // Shifted: the sets are c copies bits apart (one set: nothing to combine).
+    result = pippenger::CombineWindows<HostCurve>(window_sums,
+                                                  shift ? layout.window_bits * shift->copies : layout.window_bits);
   }
   if (have_ones) result = result + XyzzToHost<HostCurve>(ones_sum_[0]).ToJacobian();
   if (timings) {
@@ -441,22 +444,22 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
   const bool shifted = plan.shift_stride > 0;
-  // The digits' windows, and the buckets' (shifted: one window for all).
+  // The digits' windows, and the buckets' (shifted: a set for `copies`
+  // windows; a full table, one set for all).
   const pippenger::Layout layout =
       shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
-  const pippenger::Layout sums = shifted ? pippenger::OneWindow(layout) : layout;
+  const pippenger::Layout sums = shifted ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
   const size_t m = plan.m, chunk = plan.chunk;
   const uint32_t batch = plan.batch, segment_len = plan.segment_len;
   const MulPipes mul_pipes = plan.mul_pipes;
   const bool window_major = plan.window_major;
   const size_t chunks = (m + chunk - 1) / chunk;
   const uint32_t segments = sums.buckets / segment_len;
-  // Shifted: keys are one window's buckets, below 2^(c - 1); one sort of all m.
-  const int key_bits = shifted ? int(layout.window_bits) - 1 : std::bit_width(layout.Sentinel());
+  const int key_bits = std::bit_width(layout.Sentinel());  // the compact layout's
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
   if (shifted) {
-    pippenger::LaunchShiftedDigits(n, layout, plan.shift_stride, canon_.data(), words, ranks, keys_[0].data(),
-                                   vals_[0].data(), s);
+    pippenger::LaunchShiftedDigits(n, layout, plan.shift_stride, plan.shift_copies, canon_.data(), words, ranks,
+                                   keys_[0].data(), vals_[0].data(), s);
   } else if (window_major) {
     pippenger::LaunchWindowDigits(n, layout, canon_.data(), words, ranks, keys_[0].data(), vals_[0].data(), s);
   } else {
@@ -465,15 +468,36 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
   }
   events_[2].Record(s);
 
-  const bool by_window = window_major && !shifted;
-  const size_t temp_bytes =
-      by_window ? pippenger::SortTempBytes(n, int(layout.window_bits) - 1) : pippenger::SortTempBytes(m, key_bits);
+  // Window-major: each window's n entries apart on c - 1 bits (their keys
+  // share the bits above). Shifted: each bucket set's entries (`copies`
+  // windows' slots, consecutive; the last set may have fewer) the same way.
+  // Compact: all m on every key bit.
+  const size_t segment = shifted ? size_t(plan.shift_copies) * n : n;
+  const size_t temp_bytes = window_major ? pippenger::SortTempBytes(std::min(segment, m), int(layout.window_bits) - 1)
+                                         : pippenger::SortTempBytes(m, key_bits);
   Reserve(sort_temp_, temp_bytes);
   uint32_t* const key_bufs[2] = {keys_[0].data(), keys_[1].data()};
   uint32_t* const val_bufs[2] = {vals_[0].data(), vals_[1].data()};
-  const int sorted = by_window
-                         ? pippenger::SortPairsByWindow(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, n, layout, s)
-                         : pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
+  int sorted = -1;
+  if (shifted) {
+    for (size_t at = 0; at < m; at += segment) {
+      const size_t count = std::min(segment, m - at);
+      uint32_t* const k[2] = {key_bufs[0] + at, key_bufs[1] + at};
+      uint32_t* const v[2] = {val_bufs[0] + at, val_bufs[1] + at};
+      const int got = pippenger::SortPairs(sort_temp_.data(), temp_bytes, k, v, count, int(layout.window_bits) - 1, s);
+      if (sorted < 0) sorted = got;
+      if (got != sorted) {
+        // A shorter last set can take another number of passes (CUB sorts a
+        // small input in one tile): move it next to the others.
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(k[sorted], k[got], count * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(v[sorted], v[got], count * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+      }
+    }
+  } else if (window_major) {
+    sorted = pippenger::SortPairsByWindow(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, n, layout, s);
+  } else {
+    sorted = pippenger::SortPairs(sort_temp_.data(), temp_bytes, key_bufs, val_bufs, m, key_bits, s);
+  }
   events_[3].Record(s);
 
   const size_t bucket_count = size_t(sums.windows) * sums.buckets;

@@ -42,9 +42,12 @@ inline Layout MakeShiftedLayout(uint32_t window_bits) {
   return l;
 }
 
-// The buckets of an MSM over shifted bases: one window of l's width (every
-// window's digits add into it; shifted_bases_steps.hpp, step 1c'').
-inline Layout OneWindow(const Layout& l) { return {l.window_bits, 1, l.buckets}; }
+// The buckets of an MSM over shifted bases with `copies` copies: ceil(W /
+// copies) sets of l's width (window w adds into set w / copies;
+// shifted_bases_steps.hpp, step 1c''). A full table (copies = W): one set.
+inline Layout BucketSets(const Layout& l, uint32_t copies) {
+  return {l.window_bits, (l.windows + copies - 1) / copies, l.buckets};
+}
 
 // The width of shifted bases for n scalars: the cost model below with one
 // reduction, cost(c) = W n + 3 B, among the widths whose table (W n points

@@ -13,24 +13,31 @@
 namespace cuzk::cuda {
 
 template <class Curve>
-size_t ShiftedBases<Curve>::Bytes(size_t n, uint32_t window_bits) {
-  return n * pippenger::MakeShiftedLayout(window_bits).windows * sizeof(Point);
+size_t ShiftedBases<Curve>::Bytes(size_t n, uint32_t window_bits, uint32_t copies) {
+  const uint32_t windows = pippenger::MakeShiftedLayout(window_bits).windows;
+  return n * (copies == 0 ? windows : std::min(copies, windows)) * sizeof(Point);
 }
 
 template <class Curve>
-ShiftedBases<Curve>::ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uint32_t window_bits) : n_(n) {
+ShiftedBases<Curve>::ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uint32_t window_bits, uint32_t copies)
+    : n_(n) {
   const auto t0 = std::chrono::steady_clock::now();
   const pippenger::Layout layout = pippenger::MakeShiftedLayout(window_bits);
   window_bits_ = layout.window_bits, windows_ = layout.windows;
+  if (copies > windows_) {
+    throw std::invalid_argument("ShiftedBases: " + std::to_string(copies) + " copies of " + std::to_string(windows_) +
+                                " windows");
+  }
+  copies_ = copies == 0 ? windows_ : copies;
   if (n > bases.size()) {
     throw std::invalid_argument("ShiftedBases: " + std::to_string(n) + " points asked of " +
                                 std::to_string(bases.size()) + " bases");
   }
-  if (n * windows_ >= size_t(pippenger::kNoBase)) {
-    throw std::invalid_argument("ShiftedBases: " + std::to_string(windows_) + " windows of " + std::to_string(n) +
+  if (n * copies_ >= size_t(pippenger::kNoBase)) {
+    throw std::invalid_argument("ShiftedBases: " + std::to_string(copies_) + " copies of " + std::to_string(n) +
                                 " points exceed the 31-bit entry values");
   }
-  points_ = DeviceBuffer<Point>(n * windows_);
+  points_ = DeviceBuffer<Point>(n * copies_);
   if (n == 0) return;
   using Field = typename Curve::Field;
   Stream stream;
@@ -38,7 +45,7 @@ ShiftedBases<Curve>::ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uin
   // XYZZ results in slices: 2^22 of them take 805 MB (G1) while the table is built.
   constexpr size_t kSlice = size_t(1) << 22;
   DeviceBuffer<XyzzPoint<Field>> doubled(std::min(n, kSlice));
-  for (uint32_t w = 1; w < windows_; ++w) {
+  for (uint32_t w = 1; w < copies_; ++w) {
     for (size_t begin = 0; begin < n; begin += kSlice) {
       const size_t count = std::min(kSlice, n - begin);
       const Point* from = points_.data() + size_t(w - 1) * n + begin;

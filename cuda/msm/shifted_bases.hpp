@@ -30,23 +30,27 @@ class ShiftedBases {
  public:
   using Point = AffinePoint<typename Curve::Field>;
   // The table of the first n of `bases` at width window_bits (in
-  // [pippenger::kMinWindowBits, pippenger::kMaxShiftedWindowBits]), built on
-  // the current device; returns when it is done. std::invalid_argument for a
-  // bad width, n > bases.size() or W n >= 2^31 - 1 (entry values are 31-bit).
-  ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uint32_t window_bits);
+  // [pippenger::kMinWindowBits, pippenger::kMaxShiftedWindowBits]) with
+  // `copies` shifts (2^(c j) P for j < copies; 0: all W windows, one bucket
+  // set), built on the current device; returns when it is done.
+  // std::invalid_argument for a bad width or count of copies, n >
+  // bases.size() or copies n >= 2^31 - 1 (entry values are 31-bit).
+  ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uint32_t window_bits, uint32_t copies = 0);
   // Device bytes of such a table.
-  static size_t Bytes(size_t n, uint32_t window_bits);
+  static size_t Bytes(size_t n, uint32_t window_bits, uint32_t copies = 0);
 
   size_t size() const { return n_; }  // points per window: the most scalars a call may have
   uint32_t window_bits() const { return window_bits_; }
   uint32_t windows() const { return windows_; }
+  uint32_t copies() const { return copies_; }
+  uint32_t sets() const { return (windows_ + copies_ - 1) / copies_; }  // bucket sets of an MSM over it
   size_t bytes() const { return points_.bytes(); }
   const Point* data() const { return points_.data(); }
   double build_ms() const { return build_ms_; }  // the constructor's wall time
 
  private:
   size_t n_ = 0;
-  uint32_t window_bits_ = 0, windows_ = 0;
+  uint32_t window_bits_ = 0, windows_ = 0, copies_ = 0;
   DeviceBuffer<Point> points_;
   double build_ms_ = 0;
 };
@@ -62,8 +66,9 @@ namespace pippenger {
 template <class F>
 void LaunchShift(size_t n, uint32_t c, const AffinePoint<F>* in, XyzzPoint<F>* out, cudaStream_t stream);
 // Step 1c'' (shifted_bases_steps.hpp, ShiftedDigitsStep): n W entries, entry (w, i) at w n + i.
-void LaunchShiftedDigits(size_t n, const Layout& layout, size_t stride, const Fr* canon, const uint64_t* words,
-                         const uint32_t* ranks, uint32_t* keys, uint32_t* vals, cudaStream_t stream);
+void LaunchShiftedDigits(size_t n, const Layout& layout, size_t stride, uint32_t copies, const Fr* canon,
+                         const uint64_t* words, const uint32_t* ranks, uint32_t* keys, uint32_t* vals,
+                         cudaStream_t stream);
 }  // namespace pippenger
 
 }  // namespace cuzk::cuda

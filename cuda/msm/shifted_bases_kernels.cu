@@ -18,19 +18,20 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 __global__ void __launch_bounds__(kDigitsBlock)
-    ShiftedDigitsKernel(size_t n, Layout layout, size_t stride, const Fr* canon, const uint64_t* words,
+    ShiftedDigitsKernel(size_t n, Layout layout, size_t stride, uint32_t copies, const Fr* canon, const uint64_t* words,
                         const uint32_t* ranks, uint32_t* keys, uint32_t* vals) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) ShiftedDigitsStep(i, n, layout, stride, canon, words, ranks, keys, vals);
+  if (i < n) ShiftedDigitsStep(i, n, layout, stride, copies, canon, words, ranks, keys, vals);
 }
 
 }  // namespace
 
-void LaunchShiftedDigits(size_t n, const Layout& layout, size_t stride, const Fr* canon, const uint64_t* words,
-                         const uint32_t* ranks, uint32_t* keys, uint32_t* vals, cudaStream_t stream) {
+void LaunchShiftedDigits(size_t n, const Layout& layout, size_t stride, uint32_t copies, const Fr* canon,
+                         const uint64_t* words, const uint32_t* ranks, uint32_t* keys, uint32_t* vals,
+                         cudaStream_t stream) {
   if (n == 0) return;
   ShiftedDigitsKernel<<<unsigned((n + kDigitsBlock - 1) / kDigitsBlock), kDigitsBlock, 0, stream>>>(
-      n, layout, stride, canon, words, ranks, keys, vals);
+      n, layout, stride, copies, canon, words, ranks, keys, vals);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -8,10 +8,14 @@
 //    multiplications at c = 22.
 //  - Step 1c'' of the MSM (msm_steps.hpp's data flow, instead of 1c or 1c'):
 //    ShiftedDigitsStep writes the window-major slots (entry (w, i) at w n +
-//    i) with the key |d| - 1 of one window and the value w stride + base (|
-//    sign), so every window adds into one set of B buckets. Steps 2-6 then run
-//    on that one window: one sort of the W n entries on c - 1 bits, one
-//    running-sum reduction instead of W, and step 7 has nothing to combine.
+//    i). With a full table (k = W copies) the key is |d| - 1 of one window
+//    and the value w stride + base (| sign), so every window adds into one
+//    set of B buckets: steps 2-6 run on that one window (one sort of the W n
+//    entries on c - 1 bits, one running-sum reduction instead of W) and step
+//    7 has nothing to combine. With k < W copies (2^(c j) P for j < k) window
+//    w adds copy w mod k into bucket set w / k: ceil(W / k) sets, each
+//    sorted apart on c - 1 bits and reduced, combined on the host with
+//    shifts of c k bits.
 #include <cstddef>
 #include <cstdint>
 
@@ -30,13 +34,14 @@ CUZK_HD void ShiftStep(size_t i, uint32_t c, const AffinePoint<F>* in, XyzzPoint
   StorePoint(out + i, acc);
 }
 
-// Step 1c'' for scalar i (shifted bases of `stride` points a window, base w
-// stride + b = 2^(c w) P_b): entry (w, i) at w n + i, keyed by its bucket in
-// the one window every digit adds into; a zero digit as (0, kNoBase),
-// skipped by the accumulation. W stride < kNoBase: ShiftedBases' constructor
-// checks it.
-CUZK_HD void ShiftedDigitsStep(size_t i, size_t n, const Layout& layout, size_t stride, const Fr* canon,
-                               const uint64_t* words, const uint32_t* ranks, uint32_t* keys, uint32_t* vals) {
+// Step 1c'' for scalar i (shifted bases of `copies` copies of `stride`
+// points, base j stride + b = 2^(c j) P_b): entry (w, i) at w n + i, keyed by
+// its bucket in set w / copies, valued with copy w mod copies; a zero digit
+// as (the set's first bucket, kNoBase), skipped by the accumulation.
+// copies stride < kNoBase: ShiftedBases' constructor checks it.
+CUZK_HD void ShiftedDigitsStep(size_t i, size_t n, const Layout& layout, size_t stride, uint32_t copies,
+                               const Fr* canon, const uint64_t* words, const uint32_t* ranks, uint32_t* keys,
+                               uint32_t* vals) {
   const uint32_t base = BaseIndex(i, words, ranks);
   uint32_t s[8];
   LoadCanonical(canon, i, s);
@@ -44,12 +49,13 @@ CUZK_HD void ShiftedDigitsStep(size_t i, size_t n, const Layout& layout, size_t 
   for (uint32_t w = 0; w < layout.windows; ++w) {
     const int32_t d = NextSignedDigit(s, w, layout.window_bits, carry);
     const size_t at = size_t(w) * n + i;
+    const uint32_t set = w / copies, copy = w - set * copies;
     if (d == 0) {
-      keys[at] = 0;
+      keys[at] = set * layout.buckets;
       vals[at] = kNoBase;
     } else {
-      keys[at] = uint32_t(d < 0 ? -d : d) - 1;
-      vals[at] = uint32_t(w * stride + base) | (d < 0 ? kSignBit : 0u);
+      keys[at] = set * layout.buckets + uint32_t(d < 0 ? -d : d) - 1;
+      vals[at] = uint32_t(copy * stride + base) | (d < 0 ? kSignBit : 0u);
     }
   }
 }

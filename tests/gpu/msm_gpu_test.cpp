@@ -498,6 +498,21 @@ TEST_F(MsmGpuTest, ShiftedBasesMatchCpu) {
     EXPECT_EQ(msm.Run(big_shifted, s.data(), big).ToAffine(), msm.Run(big_dev, s.data(), big).ToAffine())
         << "shifted over two build slices";
   }
+  // Fewer copies than windows (window w adds copy w mod k into bucket set w /
+  // k; a shorter last set, whose sort may take another number of passes,
+  // at small counts), and k = 1 (the bases alone).
+  for (const auto& [c, copies] : {std::pair{16u, 3u}, std::pair{22u, 5u}, std::pair{9u, 4u}, std::pair{12u, 1u}}) {
+    const G1ShiftedBases partial(*device_bases_, kMaxN, c, copies);
+    EXPECT_EQ(partial.copies(), copies);
+    EXPECT_EQ(partial.bytes(), G1ShiftedBases::Bytes(kMaxN, c, copies));
+    const std::string what = "shifted c=" + std::to_string(c) + " copies=" + std::to_string(copies);
+    expect(partial, *bases_, random, {.chunk = 3}, what);
+    for (size_t n : {size_t(1), size_t(3), size_t(100), size_t(1000), size_t(4097)}) {
+      expect(partial, *bases_, std::span(random).first(n), {}, what + " small n");
+    }
+    expect(partial, *bases_, witness, {}, what + " witness");
+  }
+  EXPECT_THROW(G1ShiftedBases(*device_bases_, 100, 12, 23), std::invalid_argument);
   // Fewer table points than scalars, another width, a bad width or count.
   G1Msm msm;
   EXPECT_THROW(msm.Run(G1ShiftedBases(*device_bases_, 100, 12), random.data(), 101), std::invalid_argument);

@@ -321,7 +321,7 @@ TEST(ShiftedBasesEmulationTest, TableHoldsTheWindowShifts) {
   for (size_t i = 0; i < bases.size(); ++i) device[i] = G1AffineFromHost(bases[i]);
   for (uint32_t c : {7u, 11u}) {
     const pippenger::Layout layout = pippenger::MakeShiftedLayout(c);
-    const std::vector<G1Affine> table = pippenger::EmulatedShiftedTable<Fp>(device, layout);
+    const std::vector<G1Affine> table = pippenger::EmulatedShiftedTable<Fp>(device, layout, layout.windows);
     ASSERT_EQ(table.size(), bases.size() * layout.windows);
     for (size_t i = 0; i < bases.size(); ++i) {
       ec::G1Jacobian want = ec::G1Jacobian::FromAffine(bases[i]);
@@ -396,6 +396,45 @@ TEST(ShiftedBasesEmulationTest, MsmMatchesCpuMsm) {
                std::invalid_argument);
 }
 
+// Tables of fewer copies than windows (2^(c j) P for j < k: window w adds
+// copy w mod k into bucket set w / k, the sets combined c k bits apart):
+// k dividing W and not (a shorter last set), k = 1 (the bases alone: the
+// plain window-major sums), random, small and witness-like scalars, chunk
+// boundaries inside buckets, fewer scalars than bases; against msm::MsmG1.
+TEST(ShiftedBasesEmulationTest, FewerCopiesThanWindowsMatchCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 48;
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
+  std::vector<ff::Fr> random(n - 3), small(n), witness(n);
+  for (auto& s : random) s = ff::Fr::Random(rng);
+  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
+  for (auto& s : witness) {
+    const unsigned r = unsigned(rng() % 100);
+    s = r < 50 ? ff::Fr::Zero() : r < 90 ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  const struct { uint32_t c, copies; } cases[] = {{8, 1}, {8, 2}, {8, 3}, {9, 4}, {9, 28}, {13, 5}, {16, 3}};
+  for (const auto& k : cases) {
+    const std::string what = "c=" + std::to_string(k.c) + " copies=" + std::to_string(k.copies);
+    for (const auto* scalars : {&random, &small, &witness}) {
+      ExpectSameMsm(bases, *scalars,
+                    {.window_bits = k.c,
+                     .chunk = 3,
+                     .segment_len = std::min(16u, 1u << (k.c - 1)),
+                     .shifted = true,
+                     .shifted_copies = k.copies},
+                    "shifted " + what);
+    }
+  }
+  EXPECT_EQ(
+      pippenger::EmulatedMsmG1(bases, small, nullptr,
+                               {.window_bits = 8, .chunk = 2, .shifted = true, .shifted_copies = 1})
+          .ToAffine(),
+      pippenger::EmulatedMsmG1(bases, small, nullptr, {.window_bits = 8, .chunk = 2, .window_major = 1}).ToAffine());
+  EXPECT_THROW(
+      pippenger::EmulatedMsmG1(bases, random, nullptr, {.window_bits = 8, .shifted = true, .shifted_copies = 33}),
+      std::invalid_argument);
+}
+
 // The width of a shifted table: the cost model with one reduction, within
 // the memory given; widths up to 24; one window's buckets.
 TEST(MsmPlanTest, ShiftedWindowBitsFitTheMemoryGiven) {
@@ -407,15 +446,17 @@ TEST(MsmPlanTest, ShiftedWindowBitsFitTheMemoryGiven) {
   EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(12) * n24 * 96 - 1), 24u);     // 11 windows still fit
   EXPECT_EQ(ShiftedWindowBits(n24, 96, size_t(11) * n24 * 96 - 1), 0u);      // even 24 bits do not
   EXPECT_EQ(ShiftedWindowBits(size_t(1) << 27, 96, size_t(130) << 30), 0u);  // a 32 GiB H section: >= 141.7 GB
-  EXPECT_EQ(ShiftedWindowBits(size_t(1) << 28, 96, unlimited), 0u);  // W n < 2^31 - 1 needs W <= 7: no width
+  EXPECT_EQ(ShiftedWindowBits(size_t(1) << 28, 96, unlimited), 0u);          // W n < 2^31 - 1 needs W <= 7: no width
   EXPECT_GE(ShiftedWindowBits(1, 96, unlimited), pippenger::kMinWindowBits);
   EXPECT_EQ(pippenger::MakeShiftedLayout(24).windows, 11u);
   EXPECT_THROW(pippenger::MakeShiftedLayout(25), std::invalid_argument);
   EXPECT_THROW(pippenger::MakeShiftedLayout(3), std::invalid_argument);
-  const pippenger::Layout one = pippenger::OneWindow(pippenger::MakeShiftedLayout(22));
+  const pippenger::Layout one = pippenger::BucketSets(pippenger::MakeShiftedLayout(22), 12);
   EXPECT_EQ(one.windows, 1u);
   EXPECT_EQ(one.buckets, 1u << 21);
   EXPECT_EQ(one.Sentinel(), 1u << 21);
+  EXPECT_EQ(pippenger::BucketSets(pippenger::MakeShiftedLayout(22), 5).windows, 3u);  // 5 + 5 + 2 windows
+  EXPECT_EQ(pippenger::BucketSets(pippenger::MakeShiftedLayout(22), 1).windows, 12u);
 }
 
 // Window-major digits only where nearly every scalar is >= 2 and there are

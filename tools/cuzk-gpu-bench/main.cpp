@@ -10,7 +10,7 @@
 //   cuzk-gpu-bench msm [--curve g1|g2] --log-sizes 16-26 [--windows 0,16,18] [--chunk 0,128] [--cpu-check-max-log 20]
 //                      [--chunk-points 1024] [--zeros-permille 0] [--ones-permille 0] [--split-ones 1,0]
 //                      [--batch 0,16] [--dfma 0,1] [--window-major -1,0,1] [--segment-len 0,16]
-//                      [--shifted 0,1] [--streamed 1]
+//                      [--shifted 0,1] [--shifted-copies 0,2,3] [--streamed 1]
 //                      [--warmups 2] [--repeats 5] [--seed N]
 //   cuzk-gpu-bench partition [--sector-size 8MiB] [--partition 0] [--shifted 0,1] [--warmups 1] [--repeats 5]
 //   cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--g1-shifted 0,1] [--cpu-check-max-log 26]
@@ -39,6 +39,7 @@ int Usage() {
       "                          [--cpu-check-max-log 20] [--chunk-points 1024] [--zeros-permille 0]\n"
       "                          [--ones-permille 0] [--split-ones 1,0] [--batch 0,16] [--dfma 0,1] [--streamed 1] "
       "[--window-major -1,0,1] [--segment-len 0,16] [--shifted 0,1]\n"
+      "                          [--shifted-copies 0,2,3]\n"
       "                          [--warmups 2] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench h [--log-sizes 24,27] [--cpu-check-max-log 20] [--warmups 2] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench partition [--sector-size 8MiB] [--partition 0] [--shifted 0,1]\n"

@@ -150,6 +150,7 @@ struct Row {
   int dfma = 0;  // MsmGpuOptions::mul_pipes as a number
   bool window_major = false;
   bool shifted = false;
+  uint32_t copies = 0;  // shifted: the table's copies (its windows: every window into one set)
   uint32_t segment_len = 0;
   Stats total;
   Stats streamed;  // --streamed 1: the same call with the bases streamed from host memory
@@ -186,6 +187,9 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   const std::vector<int> window_majors = args.GetChoices("window-major", "-1");
   // 1: over ShiftedBases (see the file comment); "0,1" times both.
   const std::vector<unsigned> shifteds = args.GetValues("shifted", "0");
+  // Copies of a shifted table (ShiftedBases' copies; 0 = every window, one
+  // bucket set); "0,2,3" times each (only with --shifted 1).
+  const std::vector<unsigned> copies_list = args.GetValues("shifted-copies", "0");
   for (unsigned v : shifteds) {
     if (v > 1) throw std::invalid_argument("msm: --shifted takes 0 and 1");
     if (v == 1 && !std::is_same_v<Gpu, cuda::G1Gpu>) throw std::invalid_argument("msm: --shifted 1 is built for G1");
@@ -229,25 +233,29 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   struct Variant {
     cuda::MsmGpuOptions options;
     bool shifted = false;
+    uint32_t copies = 0;
   };
   std::vector<Variant> variants;
+  const std::vector<unsigned> all_copies = {0};
   for (unsigned shifted : shifteds)
-    for (unsigned w : windows)
-      for (unsigned split : splits)
-        for (int batch : batches)
-          for (unsigned dfma : dfmas)
-            for (int wm : window_majors)
-              for (unsigned chunk : chunks)
-                for (unsigned segment_len : segment_lens) {
-                  variants.push_back({{.window_bits = w,
-                                       .chunk = chunk,
-                                       .split_ones = split != 0,
-                                       .window_major = wm,
-                                       .batch = batch,
-                                       .mul_pipes = cuda::MulPipes(dfma),
-                                       .segment_len = segment_len},
-                                      shifted != 0});
-                }
+    for (unsigned copies : shifted ? copies_list : all_copies)
+      for (unsigned w : windows)
+        for (unsigned split : splits)
+          for (int batch : batches)
+            for (unsigned dfma : dfmas)
+              for (int wm : window_majors)
+                for (unsigned chunk : chunks)
+                  for (unsigned segment_len : segment_lens) {
+                    variants.push_back({{.window_bits = w,
+                                         .chunk = chunk,
+                                         .split_ones = split != 0,
+                                         .window_major = wm,
+                                         .batch = batch,
+                                         .mul_pipes = cuda::MulPipes(dfma),
+                                         .segment_len = segment_len},
+                                        shifted != 0,
+                                        copies});
+                  }
 
   std::vector<Row> rows;
   bool all_ok = true;
@@ -284,7 +292,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     std::unique_ptr<cuda::ShiftedBases<Gpu>> table;
     std::optional<uint32_t> auto_bits;
     // nullptr when the device has no room for one.
-    auto table_for = [&](uint32_t asked) -> const cuda::ShiftedBases<Gpu>* {
+    auto table_for = [&](uint32_t asked, uint32_t copies) -> const cuda::ShiftedBases<Gpu>* {
       if (asked == 0 && !auto_bits) {
         table.reset();
         size_t free_bytes = 0, total_bytes = 0;
@@ -297,18 +305,21 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       }
       const uint32_t c = asked ? asked : *auto_bits;
       if (c == 0) return nullptr;
-      if (table && table->window_bits() == c) return table.get();
+      if (copies > cuda::SignedDigitWindows(c)) return nullptr;
+      const uint32_t want_copies = copies ? copies : cuda::SignedDigitWindows(c);
+      if (table && table->window_bits() == c && table->copies() == want_copies) return table.get();
       if constexpr (std::is_same_v<Gpu, cuda::G1Gpu>) {
         table.reset();
         try {
-          table = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c);
+          table = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c, copies);
         } catch (const cuda::CudaError& e) {
           if (e.code() != cudaErrorMemoryAllocation) throw;
           cudaGetLastError();  // out of memory is not sticky
           return nullptr;
         }
-        std::printf("shifted bases 2^%u at c = %u: %u windows, %.1f GB, built in %.0f ms\n", log_n, c, table->windows(),
-                    table->bytes() / 1e9, table->build_ms());
+        std::printf(
+            "shifted bases 2^%u at c = %u: %u of %u windows' copies (%u bucket sets), %.1f GB, built in %.0f ms\n",
+            log_n, c, table->copies(), table->windows(), table->sets(), table->bytes() / 1e9, table->build_ms());
       }
       return table.get();
     };
@@ -317,17 +328,21 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       Row row;
       row.log_n = log_n;
       row.shifted = variant.shifted;
+      row.copies = variant.copies;
       row.split = options.split_ones;
       row.batch = options.batch;
       row.dfma = int(options.mul_pipes);
       std::vector<double> ms;
       std::vector<cuda::MsmGpuTimings> stages;
       Affine got;
-      const cuda::ShiftedBases<Gpu>* shifted = variant.shifted ? table_for(options.window_bits) : nullptr;
+      const cuda::ShiftedBases<Gpu>* shifted =
+          variant.shifted ? table_for(options.window_bits, variant.copies) : nullptr;
       if (variant.shifted && shifted == nullptr) {
-        std::printf("2^%u shifted c=%u: skipped, no room on the device for the table\n", log_n, options.window_bits);
+        std::printf("2^%u shifted c=%u copies=%u: skipped (no room on the device, or more copies than windows)\n",
+                    log_n, options.window_bits, variant.copies);
         continue;
       }
+      if (shifted) row.copies = shifted->copies();
       for (int r = 0; r < warmups + repeats; ++r) {
         cuda::MsmGpuTimings t;
         const auto start = std::chrono::steady_clock::now();
@@ -378,10 +393,10 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
           "ms, "
           "cpu msm %.0f ms)\n",
           log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "",
-          row.shifted ? " shifted" : "", row.batch, row.dfma, row.window_bits, row.chunk, row.segment_len,
-          row.total.median, row.total.min, row.total.max, row.stages.upload_ms, row.stages.digits_ms,
-          row.stages.ones_ms, row.stages.ones, row.stages.tail, row.stages.sort_ms, row.stages.accumulate_ms,
-          row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
+          row.shifted ? (" shifted/" + std::to_string(row.copies)).c_str() : "", row.batch, row.dfma, row.window_bits,
+          row.chunk, row.segment_len, row.total.median, row.total.min, row.total.max, row.stages.upload_ms,
+          row.stages.digits_ms, row.stages.ones_ms, row.stages.ones, row.stages.tail, row.stages.sort_ms,
+          row.stages.accumulate_ms, row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
       if (streamed) {
         const double gb = double(n) * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9;
         std::printf(
@@ -417,7 +432,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         "| %s "
         "|\n",
         r.log_n, r.split ? "split" : "digits",
-        r.shifted        ? "shifted"
+        r.shifted        ? ("shifted/" + std::to_string(r.copies)).c_str()
         : r.window_major ? "by window"
                          : "compact",
         r.batch, r.dfma, r.window_bits, r.chunk, r.segment_len, r.total.median, r.total.min, r.total.max,

@@ -9,7 +9,10 @@
 #     shifted widths and running-sum segment lengths;
 #  3. one 8 MiB partition proved as the daemon does, alone on one lane, step
 #     by step, with and without the table (cuzk-gpu-bench partition; every
-#     proof verified, both equal).
+#     proof verified, both equal);
+#  4. with CUZK_PARTIAL=1 (a call of its own: 2^27 bases take ~25 s to make),
+#     tables of 2 and 3 copies at 2^27 (a 32 GiB partition's H MSM, whose
+#     full table would not fit) beside the plain MSM.
 #   OUT=$OUT bash tools/gpu-host/shifted_bases_run.sh out/gb out/tests.tar.xz
 # tests.tar.xz: the GPU test programs and the libstdc++ they need (run with
 # LD_LIBRARY_PATH). Prints the tables last; logs in $OUT/logs.tgz.
@@ -38,6 +41,11 @@ timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
   --seed 1402
 timed "partition 8 MiB plain|shifted" 200 "$logs/partition-8mib.log" \
   "$G" partition --sector-size 8MiB --shifted 0,1 --warmups 1 --repeats 5 --seed 1403
+if [[ ${CUZK_PARTIAL:-0} == 1 ]]; then
+  timed "msm 2^27 plain" 200 "$logs/msm-27-plain.log" "$G" msm --curve g1 --log-sizes 27 "${common[@]}" --seed 1404
+  timed "msm 2^27 2|3 copies" 300 "$logs/msm-27-partial.log" \
+    "$G" msm --curve g1 --log-sizes 27 --shifted 1 --windows 22,24 --shifted-copies 2,3 "${common[@]}" --seed 1404
+fi
 (cd "$logs" && tar czf "$out/logs.tgz" .)
 echo
 grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
