@@ -13,6 +13,7 @@
 //                      [--shifted 0,1] [--shifted-copies 0,2,3] [--streamed 1]
 //                      [--warmups 2] [--repeats 5] [--seed N]
 //   cuzk-gpu-bench partition [--sector-size 8MiB] [--partition 0] [--shifted 0,1] [--warmups 1] [--repeats 5]
+//   cuzk-gpu-bench decompress [--log-n 24] [--warmups 1] [--repeats 5]
 //   cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--g1-shifted 0,1] [--cpu-check-max-log 26]
 //                          (also `cuzk-bench kernels` in CUDA builds)
 #include <cstdio>
@@ -44,6 +45,7 @@ int Usage() {
       "       cuzk-gpu-bench h [--log-sizes 24,27] [--cpu-check-max-log 20] [--warmups 2] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench partition [--sector-size 8MiB] [--partition 0] [--shifted 0,1]\n"
       "                          [--warmups 1] [--repeats 5] [--seed N]\n"
+      "       cuzk-gpu-bench decompress [--log-n 24] [--warmups 1] [--repeats 5] [--seed N]\n"
       "       cuzk-gpu-bench kernels [--ntt 24,27] [--g1 24,26] [--g2 22] [--g1-shifted 0,1]\n"
       "                          [--cpu-check-max-log 26]\n"
       "                          [--warmups 2] [--repeats 5] [--seed N]\n");
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
     if (cmd == "h") return cuzk::gpubench::RunH(args);
     if (cmd == "kernels") return cuzk::gpubench::RunKernels(args);
     if (cmd == "partition") return cuzk::gpubench::RunPartition(args);
+    if (cmd == "decompress") return cuzk::gpubench::RunDecompress(args);
     return Usage();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-gpu-bench %s: error: %s\n", cmd.c_str(), e.what());

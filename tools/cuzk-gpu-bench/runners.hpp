@@ -17,5 +17,7 @@ int RunKernels(const Args& args);  // kernels_bench.cpp
 // One SnapDeals partition proved as the daemon proves it, step by step, with
 // and without the H bases' window shifts; every proof verified.
 int RunPartition(const Args& args);  // partition_bench.cpp
+// G1 records of 48 bytes made affine on the device: throughput, every point checked.
+int RunDecompress(const Args& args);  // decompress_bench.cpp
 
 }  // namespace cuzk::gpubench

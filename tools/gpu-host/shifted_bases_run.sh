@@ -10,7 +10,11 @@
 #  3. one 8 MiB partition proved as the daemon does, alone on one lane, step
 #     by step, with and without the table (cuzk-gpu-bench partition; every
 #     proof verified, both equal);
-#  4. with CUZK_PARTIAL=1 (a call of its own: 2^27 bases take ~25 s to make),
+#  4. riding along (device time is scarce): the G1 decompression throughput
+#     of issue 17's compressed H (cuzk-gpu-bench decompress, 2^24 records,
+#     every point checked; docs/perf/cold-start-next.md assumes ~2.4 s for
+#     2^27) and point_gpu_test (its records, both roots, refusals);
+#  5. with CUZK_PARTIAL=1 (a call of its own: 2^27 bases take ~25 s to make),
 #     tables of 2 and 3 copies at 2^27 (a 32 GiB partition's H MSM, whose
 #     full table would not fit) beside the plain MSM.
 #   OUT=$OUT bash tools/gpu-host/shifted_bases_run.sh out/gb out/tests.tar.xz
@@ -30,7 +34,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 tar -C /tmp/sb-tests -xJf "$tests"
 t=$(dirname "$(find /tmp/sb-tests -name msm_gpu_test | head -n 1)")
 export LD_LIBRARY_PATH=$t
-for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test; do
+for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test; do
   timed "$name" 200 "$logs/$name.log" "$t/$name" --gtest_color=no
 done
 common=(--warmups 1 --repeats 5 --cpu-check-max-log 14)
@@ -41,6 +45,7 @@ timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
   --seed 1402
 timed "partition 8 MiB plain|shifted" 200 "$logs/partition-8mib.log" \
   "$G" partition --sector-size 8MiB --shifted 0,1 --warmups 1 --repeats 5 --seed 1403
+timed "decompress 2^24" 120 "$logs/decompress.log" "$G" decompress --log-n 24 --seed 1405
 if [[ ${CUZK_PARTIAL:-0} == 1 ]]; then
   timed "msm 2^27 plain" 200 "$logs/msm-27-plain.log" "$G" msm --curve g1 --log-sizes 27 "${common[@]}" --seed 1404
   timed "msm 2^27 2|3 copies" 300 "$logs/msm-27-partial.log" \
@@ -51,5 +56,6 @@ echo
 grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
 grep -hE '^shifted bases|^\| (lg|[0-9])|overall' "$logs"/msm-*.log
 grep -hE '^shifted=|^\||^partition:' "$logs/partition-8mib.log"
+grep -hE '^decompress 2' "$logs/decompress.log"
 printf '\n%-30s %-6s %9s  %s\n' step result time log
 printf '%s\n' "${rows[@]}"
