@@ -360,8 +360,8 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   events_[7].Record(ones_stream_);
   const size_t n_big =
       pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
-  // Shifted bases: their width, every window's slots (as window-major),
-  // and one window's buckets (`sums`) for steps 3-6.
+  // Shifted bases: their width, every window's slots (as window-major), and
+  // their bucket sets (`sums`: one for a full table) for steps 3-6.
   const pippenger::Layout layout =
       shift ? pippenger::MakeShiftedLayout(shift->window_bits)
             : pippenger::MakeLayout(options.window_bits ? options.window_bits : pippenger::DefaultWindowBits(n_big));
