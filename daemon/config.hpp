@@ -81,7 +81,7 @@ struct Config {
     std::vector<int64_t> devices;  // [] = all
     uint32_t gpu_workers_per_device = 2;
     uint32_t gpu_threads = 0;
-    bool shifted_h_bases = true;  // H bases' window shifts on the GPU when it has room
+    bool shifted_h_bases = false;  // H bases' window shifts on the GPU when it has room (off until timed)
   } gpus;
   struct Scheduler {
     uint32_t max_batch_size = 1;

@@ -31,8 +31,8 @@
 #                    loaded parameter sets are charged to it)
 #   --witness-only B the daemon's [pipeline] witness_only (true, the default:
 #                    a/b/c evaluated on the GPU; false: on the host)
-#   --shifted-h-bases B  the daemon's [gpus] shifted_h_bases (true, the default:
-#                    the H bases' window shifts on each GPU with room; false: never)
+#   --shifted-h-bases B  the daemon's [gpus] shifted_h_bases (false, the
+#                    default: never; true: the H bases' window shifts on each GPU with room)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -52,7 +52,7 @@ synth=1
 pinned_limit=16GiB
 budget=auto
 witness_only=true
-shifted_h=true
+shifted_h=false
 daemon_args=()
 while (($#)); do
   case $1 in

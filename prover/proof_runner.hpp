@@ -69,7 +69,7 @@ struct RunnerOptions {
   unsigned workers_per_device = 2;  // GPU workers per device
   // Each GPU's Prepare builds the H bases' window shifts when it has room
   // (cuda::CudaBackendOptions::shifted_h; config gpus.shifted_h_bases).
-  bool shifted_h_bases = true;
+  bool shifted_h_bases = false;
   unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the

@@ -102,8 +102,10 @@ struct CudaBackendOptions {
   // the H MSM adds every window into one set of buckets) when the device
   // has room for them beside everything a proof still needs: an 8 MiB key's
   // 2^24 H bases take 19.3 GB at c = 22; a 32 GiB key's would take >= 141.7 GB,
-  // so they never get one. false: the H MSM always runs on the plain bases.
-  bool shifted_h = true;
+  // so they never get one. Off by default until timed on the H200 (built in a
+  // session without a GPU: docs/perf/msm-next.md, session 14); false: the H
+  // MSM always runs on the plain bases.
+  bool shifted_h = false;
 };
 
 // Device memory one proof needs besides the key's bases, for a key of

@@ -98,7 +98,7 @@ TEST(WitnessOnlyGpuTest, ShiftedHBasesGiveTheCpuProof) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   const Keyed k1 = MakeKeyed(14, HQueryForm::kBellperson), k2 = MakeKeyed(12, HQueryForm::kBellperson);
-  CudaBackend gpu;
+  CudaBackend gpu({.shifted_h = true});
   gpu.Prepare(k1.pk, &k1.circuit);
   const CudaBackendStats one = gpu.Stats();
   ASSERT_GT(one.shifted_h_bytes, 0u) << "an H200 has room for a 2^14 table";
@@ -289,16 +289,17 @@ TEST(WitnessOnlyGpuTest, SnapDeals8MiBAllPartitions) {
   const ProvingKey pk = GenerateParameters(circuit, {.fixed_base = &batcher});
   std::printf("  8MiB: setup %.0f ms (domain %llu)\n", ms_since(t0), (unsigned long long)pk.domain_size());
   const PreparedVerifyingKey pvk = PrepareVerifyingKey(pk.vk);
-  CudaBackend gpu;
-  // As the daemon does after a load: bases, circuit and the H bases' window
-  // shifts (19.3 GB at c = 22 for 2^24 - 1 points: the H MSM runs on them).
+  CudaBackend gpu({.shifted_h = true});
+  // As the daemon does after a load (with gpus.shifted_h_bases on): bases,
+  // circuit and the H bases' window shifts (19.3 GB at c = 22 for 2^24 - 1
+  // points: the H MSM runs on them).
   t0 = Clock::now();
   gpu.Prepare(pk, &circuit, &cc);
   const CudaBackendStats prepared = gpu.Stats();
   std::printf("  8MiB: Prepare %.0f ms (H shifts %.0f ms, %llu bytes at c = %u)\n", ms_since(t0),
               prepared.prepare_shift_ms, (unsigned long long)prepared.shifted_h_bytes, prepared.shifted_h_window_bits);
   EXPECT_GT(prepared.shifted_h_bytes, 0u) << "an H200 has room for the 8 MiB table";
-  CudaBackend unprepared({.shifted_h = false});  // partition 0 also on the plain H path, bases uploaded by the proof
+  CudaBackend unprepared;  // partition 0 also on the plain H path (the default), bases uploaded by the proof
   for (size_t i = 0; i < sector.partition_proofs.size(); ++i) {
     const unsigned k = sector.partition_indices[i];
     t0 = Clock::now();
