@@ -305,6 +305,15 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes) {
   return std::max(lanes, 1u) * lane + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
 }
 
+size_t ShiftedTableRoom(const ShiftedRoomInputs& in) {
+  const size_t margin = std::max<size_t>(in.total_bytes / 32, size_t(2) << 30);
+  const size_t still_to_come = in.largest_working_set > in.lanes_made ? in.largest_working_set - in.lanes_made : 0;
+  const size_t need = still_to_come + in.build_bytes + margin;
+  size_t room = in.free_bytes > need ? in.free_bytes - need : 0;
+  if (in.cap) room = std::min(room, *in.cap > in.key_held ? *in.cap - in.key_held : 0);
+  return room;
+}
+
 // Host memory the device is done with, freed after the locks are let go:
 // freeing 1.6 GB (munmap, or cudaFreeHost, which also synchronizes the
 // device) takes tens of ms that the other worker's ProveStart need not wait.
@@ -467,41 +476,33 @@ struct CudaBackend::Impl {
     if (stats.shifted_h_bytes == 0) stats.shifted_h_window_bits = 0;
   }
 
-  // H's window shifts for `key` (CudaBackendOptions::shifted_h), sized to
-  // what the device has left once the proofs' working set is counted: the
-  // largest over the resident keys (another key's proofs may grow their
-  // scratch later; a 32 GiB key's MSM sort buffers alone are ~26 GB), less
-  // what the lanes' a/b/c and z already hold (Prepare sizes them first), plus
-  // the build's own slices and a margin for what the estimate leaves out
-  // (the evaluator's scratch, a warming uploader's buffers). The MSM over
-  // the table needs no more scratch than the plain one (fewer windows, one
-  // window's buckets). Under CudaBackendOptions::resident_bases_bytes the
-  // table counts against that cap with the key's bases. Caller holds
+  // H's window shifts for `key` (CudaBackendOptions::shifted_h), sized by
+  // ShiftedTableRoom: the proofs' working set is the largest over the
+  // resident keys (another key's proofs may grow their scratch later; a
+  // 32 GiB key's MSM sort buffers alone are ~26 GB), less what the lanes'
+  // a/b/c and z already hold (Prepare sizes them first); the margin covers
+  // what the estimate leaves out (the evaluator's scratch, a warming
+  // uploader's buffers). The MSM over the table needs no more scratch than
+  // the plain one (fewer windows, one window's buckets). Caller holds
   // device_mu exclusively and mu.
   void ShiftH(const ProvingKey& pk, ResidentKey& key) {
     if (!options.shifted_h || key.h_shifted || !key.h.device || pk.h.empty()) return;
     const auto t0 = std::chrono::steady_clock::now();
-    size_t free_bytes = 0, total_bytes = 0;
-    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    size_t lanes_now = 0;
+    ShiftedRoomInputs in;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&in.free_bytes, &in.total_bytes));
     for (const auto& lane : gpu->lanes) {
-      for (const auto& side : lane->abc) lanes_now += side.bytes();
-      lanes_now += lane->z.bytes();
+      for (const auto& side : lane->abc) in.lanes_made += side.bytes();
+      in.lanes_made += lane->z.bytes();
     }
-    size_t working = 0;
     for (const auto& [other, resident] : gpu->keys) {
-      working =
-          std::max(working, ProofWorkingSetBytes(resident->domain, resident->witness, unsigned(gpu->lanes.size())));
+      in.largest_working_set =
+          std::max(in.largest_working_set,
+                   ProofWorkingSetBytes(resident->domain, resident->witness, unsigned(gpu->lanes.size())));
     }
-    const size_t build = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
-    const size_t margin = std::max<size_t>(total_bytes / 32, size_t(2) << 30);
-    const size_t need = (working > lanes_now ? working - lanes_now : 0) + build + margin;
-    size_t room = free_bytes > need ? free_bytes - need : 0;
-    if (options.resident_bases_bytes) {
-      const size_t held = key.ResidentBytes();
-      room = std::min(room, *options.resident_bases_bytes > held ? *options.resident_bases_bytes - held : 0);
-    }
-    const uint32_t c = pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), room);
+    in.build_bytes = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
+    in.cap = options.resident_bases_bytes;
+    in.key_held = key.ResidentBytes();
+    const uint32_t c = pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), ShiftedTableRoom(in));
     if (c == 0) return;
     try {
       key.h_shifted.emplace(*key.h.device, pk.h.size(), c);

@@ -115,6 +115,22 @@ struct CudaBackendOptions {
 // An estimate for sizing residency (docs/perf/gpu.md has measured figures).
 size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes = 1);
 
+// Device bytes a shifted H table may take (CudaBackendOptions::shifted_h):
+// what is free, less what the proofs may still allocate (the largest
+// working set of the resident keys, less the lanes' buffers already made),
+// the table build's temporary and a margin of 1/32 of the device (>= 2 GiB)
+// for what the estimate leaves out; within `cap` (resident_bases_bytes, the
+// key's bases already held counted against it) when there is one.
+struct ShiftedRoomInputs {
+  size_t free_bytes = 0, total_bytes = 0;
+  size_t largest_working_set = 0;  // ProofWorkingSetBytes over the resident keys
+  size_t lanes_made = 0;           // the lanes' a/b/c and z buffers, already allocated
+  size_t build_bytes = 0;          // the build's XYZZ slices
+  std::optional<size_t> cap;       // CudaBackendOptions::resident_bases_bytes
+  size_t key_held = 0;             // the key's resident bytes (against cap)
+};
+size_t ShiftedTableRoom(const ShiftedRoomInputs& in);
+
 // Totals since the backend was made (CUDA events around each copy, so a
 // copy's time includes any contention with the kernels of the other streams).
 struct CudaBackendStats {

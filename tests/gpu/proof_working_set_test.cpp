@@ -3,7 +3,8 @@
 // things that matter: it covers at least the buffers a proof certainly
 // allocates, and a 32 GiB SnapDeals key still fits beside it on an H200
 // (139.8 GiB), so the production shape never falls back to streaming there.
-// Host-only: runs in CI.
+// Also the room a shifted H table may take (ShiftedTableRoom). Host-only:
+// runs in CI.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -44,6 +45,50 @@ TEST(ProofWorkingSetTest, EachLaneAddsItsOwnBuffers) {
   // A lane: a, b, c and z, and one NTT's scratch.
   EXPECT_EQ(ProofWorkingSetBytes(m, n_z, 2) - ProofWorkingSetBytes(m, n_z, 1), (4 * m + n_z) * kFr);
   EXPECT_EQ(ProofWorkingSetBytes(m, n_z, 0), ProofWorkingSetBytes(m, n_z, 1));
+}
+
+// The room a shifted H table may take (ShiftedTableRoom): free memory less
+// what proofs may still allocate (the largest resident key's working set
+// beyond the lanes' buffers already made), the build's slices and a margin;
+// never more than a resident_bases_bytes cap leaves beside the key's bases.
+TEST(ShiftedTableRoomTest, LeavesTheProofsTheirMemory) {
+  constexpr size_t kGiB = size_t(1) << 30;
+  const size_t h200 = size_t(139.8 * kGiB);
+  // An 8 MiB key alone on an H200 after Prepare (lanes made, bases and circuit
+  // resident): the 19.3 GB table at c = 22 fits.
+  const size_t m8 = size_t(1) << 24, z8 = 10'007'503;
+  const size_t lanes8 = 2 * (3 * m8 + z8) * kFr;
+  ShiftedRoomInputs eight{.free_bytes = h200 - lanes8 - 6 * kGiB,
+                          .total_bytes = h200,
+                          .largest_working_set = ProofWorkingSetBytes(m8, z8, 2),
+                          .lanes_made = lanes8,
+                          .build_bytes = (size_t(1) << 22) * 192};
+  const size_t room8 = ShiftedTableRoom(eight);
+  EXPECT_GT(room8, size_t(12) * m8 * 96) << "the 8 MiB table fits";
+  EXPECT_LT(room8 + ProofWorkingSetBytes(m8, z8, 2) - lanes8 + (size_t(1) << 22) * 192, eight.free_bytes);
+  // A 32 GiB key resident too (its proofs' scratch not yet grown): its
+  // working set counts, and the table no longer fits.
+  const size_t m27 = size_t(1) << 27, z27 = 80'978'493;
+  ShiftedRoomInputs both = eight;
+  both.largest_working_set = ProofWorkingSetBytes(m27, z27, 2);
+  both.free_bytes = h200 - lanes8 - 6 * kGiB - size_t(38) * 1'000'000'000;  // its bases and circuit
+  EXPECT_LT(ShiftedTableRoom(both), size_t(12) * m8 * 96);
+  // Nothing free: no room, no underflow.
+  ShiftedRoomInputs none = eight;
+  none.free_bytes = kGiB;
+  EXPECT_EQ(ShiftedTableRoom(none), 0u);
+  // A cap: what it leaves beside the key's bases, at most.
+  ShiftedRoomInputs capped = eight;
+  capped.cap = 10 * kGiB;
+  capped.key_held = 4 * kGiB;
+  EXPECT_EQ(ShiftedTableRoom(capped), 6 * kGiB);
+  capped.key_held = 11 * kGiB;
+  EXPECT_EQ(ShiftedTableRoom(capped), 0u);
+  // The margin: 1/32 of the device, at least 2 GiB.
+  ShiftedRoomInputs bare{.free_bytes = 100 * kGiB, .total_bytes = 128 * kGiB};
+  EXPECT_EQ(ShiftedTableRoom(bare), 96 * kGiB);
+  bare.total_bytes = 16 * kGiB;
+  EXPECT_EQ(ShiftedTableRoom(bare), 98 * kGiB);
 }
 
 }  // namespace
