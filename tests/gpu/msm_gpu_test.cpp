@@ -49,6 +49,18 @@ class MsmGpuTest : public ::testing::Test {
     for (auto& x : s) x = ff::Fr::Random(rng);
     return s;
   }
+  // Small scalars (zero digits in most windows), one in 8 random.
+  static std::vector<ff::Fr> SkewedScalars(std::mt19937_64& rng, size_t n) {
+    std::vector<ff::Fr> s(n);
+    for (auto& x : s) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 5000);
+    return s;
+  }
+  // Witness-like: half ones, most of the rest zeros, 1 in 40 random.
+  static std::vector<ff::Fr> WitnessScalars(std::mt19937_64& rng, size_t n) {
+    std::vector<ff::Fr> s(n);
+    for (auto& x : s) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+    return s;
+  }
 
   static void ExpectMatchesCpu(const G1DeviceBases& dev, std::span<const ec::G1Affine> host_bases,
                                std::span<const ff::Fr> scalars, const MsmGpuOptions& options, const std::string& what) {
@@ -323,9 +335,7 @@ TEST_F(MsmGpuTest, WindowMajorDigitsMatchCpu) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
-  std::vector<ff::Fr> skewed(kMaxN), witness(kMaxN);
-  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 5000);
-  for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+  const std::vector<ff::Fr> skewed = SkewedScalars(rng, kMaxN), witness = WitnessScalars(rng, kMaxN);
   const EdgeInputs edge = EdgeBuckets();
   const G1DeviceBases edge_dev(edge.bases);
   for (int batch : {0, 32}) {
@@ -426,9 +436,7 @@ TEST_F(MsmGpuTest, ShiftedBasesMatchCpu) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
   const std::vector<ff::Fr> random = RandomScalars(rng, kMaxN);
-  std::vector<ff::Fr> skewed(kMaxN), witness(kMaxN);
-  for (auto& x : skewed) x = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 5000);
-  for (auto& x : witness) x = rng() % 2 ? ff::Fr::One() : rng() % 20 ? ff::Fr::Zero() : ff::Fr::Random(rng);
+  const std::vector<ff::Fr> skewed = SkewedScalars(rng, kMaxN), witness = WitnessScalars(rng, kMaxN);
   auto expect = [&](const G1ShiftedBases& shifted, std::span<const ec::G1Affine> host, std::span<const ff::Fr> s,
                     const MsmGpuOptions& o, const std::string& what) {
     G1Msm msm;

@@ -88,6 +88,23 @@ std::vector<ec::G1Affine> RandomPoints(std::mt19937_64& rng, size_t n) {
   return out;
 }
 
+// The scalar kinds the pipeline tests feed: `random_count` random scalars;
+// n small ones (zero digits in most windows); n witness-like ones (50% zero,
+// then ones up to `ones_until` per cent, the rest random).
+struct ScalarKinds {
+  std::vector<ff::Fr> random, small, witness;
+};
+ScalarKinds MakeScalarKinds(std::mt19937_64& rng, size_t n, size_t random_count, unsigned ones_until) {
+  ScalarKinds k{std::vector<ff::Fr>(random_count), std::vector<ff::Fr>(n), std::vector<ff::Fr>(n)};
+  for (auto& s : k.random) s = ff::Fr::Random(rng);
+  for (auto& s : k.small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
+  for (auto& s : k.witness) {
+    const unsigned r = unsigned(rng() % 100);
+    s = r < 50 ? ff::Fr::Zero() : r < ones_until ? ff::Fr::One() : ff::Fr::Random(rng);
+  }
+  return k;
+}
+
 void ExpectSameMsm(std::span<const ec::G1Affine> bases, std::span<const ff::Fr> scalars,
                    const pippenger::EmulationSizes& sizes, const std::string& what) {
   const ec::G1Affine want = msm::MsmG1(bases.first(scalars.size()), scalars).ToAffine();
@@ -260,13 +277,10 @@ TEST(MsmPipelineEmulationTest, WindowMajorDigitsMatchCpuMsm) {
   auto rng = test::SeededRng();
   const size_t n = 140;
   const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
-  std::vector<ff::Fr> random(n), small(n), witness(n);
-  for (auto& s : random) s = ff::Fr::Random(rng);
-  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
-  for (auto& s : witness) {
-    const unsigned r = unsigned(rng() % 100);
-    s = r < 50 ? ff::Fr::Zero() : r < 95 ? ff::Fr::One() : ff::Fr::Random(rng);
-  }
+  const ScalarKinds kinds = MakeScalarKinds(rng, n, n, 95);
+  const std::vector<ff::Fr>& random = kinds.random;
+  const std::vector<ff::Fr>& small = kinds.small;
+  const std::vector<ff::Fr>& witness = kinds.witness;
   for (uint32_t batch : {0u, 4u}) {
     for (size_t chunk : {size_t(1), size_t(3), size_t(0)}) {
       const std::string what = "window-major batch=" + std::to_string(batch) + " chunk=" + std::to_string(chunk);
@@ -346,13 +360,10 @@ TEST(ShiftedBasesEmulationTest, MsmMatchesCpuMsm) {
   auto rng = test::SeededRng();
   const size_t n = 64;
   const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
-  std::vector<ff::Fr> random(n - 5), small(n), witness(n);
-  for (auto& s : random) s = ff::Fr::Random(rng);
-  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
-  for (auto& s : witness) {
-    const unsigned r = unsigned(rng() % 100);
-    s = r < 50 ? ff::Fr::Zero() : r < 90 ? ff::Fr::One() : ff::Fr::Random(rng);
-  }
+  const ScalarKinds kinds = MakeScalarKinds(rng, n, n - 5, 90);
+  const std::vector<ff::Fr>& random = kinds.random;
+  const std::vector<ff::Fr>& small = kinds.small;
+  const std::vector<ff::Fr>& witness = kinds.witness;
   for (const auto* scalars : {&random, &small, &witness}) {
     for (size_t chunk : {size_t(1), size_t(0)}) {
       for (bool split : {true, false}) {
@@ -405,13 +416,10 @@ TEST(ShiftedBasesEmulationTest, FewerCopiesThanWindowsMatchCpuMsm) {
   auto rng = test::SeededRng();
   const size_t n = 48;
   const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
-  std::vector<ff::Fr> random(n - 3), small(n), witness(n);
-  for (auto& s : random) s = ff::Fr::Random(rng);
-  for (auto& s : small) s = rng() % 8 == 0 ? ff::Fr::Random(rng) : ff::Fr::FromUint64(rng() % 300);
-  for (auto& s : witness) {
-    const unsigned r = unsigned(rng() % 100);
-    s = r < 50 ? ff::Fr::Zero() : r < 90 ? ff::Fr::One() : ff::Fr::Random(rng);
-  }
+  const ScalarKinds kinds = MakeScalarKinds(rng, n, n - 3, 90);
+  const std::vector<ff::Fr>& random = kinds.random;
+  const std::vector<ff::Fr>& small = kinds.small;
+  const std::vector<ff::Fr>& witness = kinds.witness;
   const struct { uint32_t c, copies; } cases[] = {{8, 1}, {8, 2}, {8, 3}, {9, 4}, {9, 28}, {13, 5}, {16, 3}};
   for (const auto& k : cases) {
     const std::string what = "c=" + std::to_string(k.c) + " copies=" + std::to_string(k.copies);
