@@ -63,7 +63,9 @@ void Add(VariantResult& v, const std::string& name, double ms) {
 
 int RunPartition(const Args& args) {
   const uint64_t sector_bytes = filecoin::ParseSectorSize(args.Get("sector-size", "8MiB"));
-  const unsigned partition = unsigned(args.GetInt("partition", 0));
+  const long partition_arg = args.GetInt("partition", 0);
+  if (partition_arg < 0 || partition_arg > 1024) throw std::invalid_argument("partition: --partition in 0..1024");
+  const unsigned partition = unsigned(partition_arg);
   const std::vector<unsigned> shifteds = args.GetValues("shifted", "0,1");
   const int warmups = int(args.GetInt("warmups", 1)), repeats = int(args.GetInt("repeats", 5));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
