@@ -204,8 +204,8 @@ struct ResidentKey {
         a(std::move(a_)),
         b_g1(std::move(b_g1_)),
         b_g2(std::move(b_g2_)) {}
-  // The densities' length once the key is bound to its circuit, else (an
-  // image's shell) inputs + aux from its counts.
+  // The witness's length: the densities' once the key is bound to its
+  // circuit, else (an image's shell, LoadKeyImage) inputs + aux from its counts.
   static size_t WitnessLength(const ProvingKey& pk) {
     return std::max<size_t>(pk.a_density.size(), pk.vk.ic.size() + pk.l.size());
   }
@@ -428,9 +428,7 @@ struct CudaBackend::Impl {
     // come (another lane may be growing its buffers meanwhile), which can
     // only leave the bases less room.
     const size_t lanes_now = lanes_reserved;
-    // The witness's length: the densities' once the key is bound to its
-    // circuit, else (an image's shell, LoadKeyImage) inputs + aux from its counts.
-    const size_t n_z = std::max<size_t>(pk.a_density.size(), pk.vk.ic.size() + pk.l.size());
+    const size_t n_z = ResidentKey::WitnessLength(pk);  // a shell's (LoadKeyImage) from its counts
     const size_t need = ProofWorkingSetBytes(pk.domain_size(), n_z, unsigned(gpu->lanes.size())) + circuit_to_come;
     const size_t need_now = need > lanes_now ? need - lanes_now : 0;
     return free_bytes > need_now ? free_bytes - need_now : 0;
@@ -508,8 +506,7 @@ struct CudaBackend::Impl {
       key.h_shifted.emplace(*key.h.device, pk.h.size(), c);
     } catch (const CudaError& e) {
       if (e.code() != cudaErrorMemoryAllocation) throw;
-      cudaGetLastError();  // not sticky: the H MSM runs on the plain bases
-      key.h_shifted.reset();
+      cudaGetLastError();  // not sticky: the H MSM runs on the plain bases (h_shifted stays empty)
       return;
     }
     stats.shifted_h_window_bits = c;
