@@ -81,7 +81,8 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
         d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{.device = d,
                                                                         .cpu_threads = options.engine_threads,
                                                                         .lanes = options.workers_per_device,
-                                                                        .shifted_h = options.shifted_h_bases}));
+                                                                        .shifted_h = options.shifted_h_bases,
+                                                                        .early_proving = options.early_proving}));
   }
 #endif
   scheduler::PipelineConfig pc;
@@ -257,12 +258,14 @@ void ProofRunner::PrepareKeyImageBuffers() {
 #endif
 }
 
-bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                               uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact) {
+bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                               uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+                               const SrsRegistry::DevicesBroken& broken) {
 #ifdef CUZK_HAVE_CUDA
   const std::vector<std::pair<int, cuda::CudaBackend*>> gpus = CudaGpus(gpu_backends_);
   if (gpus.empty()) return false;
   const unsigned threads = KeyImageThreads(gpus.size());
+  const bool early = options_.early_proving;
   std::vector<std::future<bool>> loads;
   // Every launched load is waited for below, whatever happens to the others.
   std::exception_ptr failed;
@@ -273,9 +276,12 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
       loads.push_back(std::async(std::launch::async, [&, device, gpu] {
         // The upload's page-locked buffers, charged while they exist: the
         // spare's charge (LoadKeyImage takes the spare and frees it), else
-        // the buffers this load makes. Released when the load returns.
-        memory::Reservation buffers = TakeKeyImageSpare(device);
-        if (buffers.empty()) buffers = budget_->Charge(KeyImageBufferBytes());
+        // the buffers this load makes. Released when the load returns, or
+        // with early_proving when the witness sections have landed (the
+        // buffers go with their stream).
+        auto buffers = std::make_shared<memory::Reservation>(TakeKeyImageSpare(device));
+        if (buffers->empty()) *buffers = budget_->Charge(KeyImageBufferBytes());
+        bool landing = false;  // the stream's thread owns `buffers` now
         // On every way out: a load that returned before streaming (no room
         // on the device, no G2 there) left the spare, and keeps its charge.
         struct Settle {
@@ -283,20 +289,43 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
           int device;
           const cuda::CudaBackend& gpu;
           memory::Reservation& charge;
-          ~Settle() { runner.SettleKeyImageSpare(device, gpu, std::move(charge)); }
-        } settle{*this, device, *gpu, buffers};
+          const bool& landing;
+          ~Settle() { runner.SettleKeyImageSpare(device, gpu, landing ? memory::Reservation{} : std::move(charge)); }
+        } settle{*this, device, *gpu, *buffers, landing};
         const auto t0 = std::chrono::steady_clock::now();
         const cuda::CudaBackendStats before = gpu->Stats();
-        const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact);
+        const cuda::CudaBackend::OnLanded on_landed = [device, buffers, broken,
+                                                       early](const cuda::CudaBackend::Landed& l) {
+          if (!early) return;  // the GPU_KEY_IMAGE line says it all
+          buffers->Reset();
+          if (l.error) {
+            std::string why = "unknown error";
+            try {
+              std::rethrow_exception(l.error);
+            } catch (const std::exception& e) {
+              why = e.what();
+            } catch (...) {
+            }
+            spdlog::error("GPU_KEY_LANDED,device={},failed: {} ({} deferred proof(s) failed; the set loads again)",
+                          device, why, l.deferred);
+            if (broken) broken(l.error);
+            return;
+          }
+          spdlog::info("GPU_KEY_LANDED,device={},ms={:.0f},bytes={},gb_per_s={:.2f},deferred={}", device, l.ms,
+                       l.bytes, l.ms > 0 ? double(l.bytes) / l.ms / 1e6 : 0.0, l.deferred);
+        };
+        const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact, on_landed);
+        landing = held && early;
         const cuda::CudaBackendStats after = gpu->Stats();
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
         spdlog::info(
             "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},release_ms={:.0f},bytes={},gb_per_s={:.2f},"
-            "threads={},circuit_ms={:.0f},circuit_bytes={}",
+            "threads={},circuit_ms={:.0f},circuit_bytes={}{}",
             device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms,
             after.image_release_ms - before.image_release_ms, bytes, ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads,
-            after.image_circuit_ms - before.image_circuit_ms, after.image_circuit_bytes - before.image_circuit_bytes);
+            after.image_circuit_ms - before.image_circuit_ms, after.image_circuit_bytes - before.image_circuit_bytes,
+            landing ? ",witness=streaming" : "");
         return held;
       }));
     }
@@ -313,12 +342,12 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, const groth16::
     }
   }
   if (!all) {
-    for (const auto& [ordinal, gpu] : gpus) gpu->ForgetKey(shell);  // none keeps a part of it
+    for (const auto& [ordinal, gpu] : gpus) gpu->ForgetKey(shell);  // none keeps a part of it (waits for a stream)
   }
   if (failed) std::rethrow_exception(failed);
   return all;
 #else
-  (void)shell, (void)image, (void)circuit_bytes, (void)compact;
+  (void)shell, (void)image, (void)circuit_bytes, (void)compact, (void)broken;
   return false;
 #endif
 }

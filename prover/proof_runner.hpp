@@ -70,6 +70,11 @@ struct RunnerOptions {
   // Each GPU's Prepare builds the H bases' window shifts when it has room
   // (cuda::CudaBackendOptions::shifted_h; config gpus.shifted_h_bases).
   bool shifted_h_bases = false;
+  // A set loaded straight to the GPUs from its key image starts proving once
+  // H is resident; the witness bases stream on behind it and the witness
+  // MSMs wait for them (cuda::CudaBackendOptions::early_proving; config
+  // gpus.early_proving).
+  bool early_proving = false;
   unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the
@@ -176,8 +181,13 @@ class ProofRunner final : public JobCanceller {
   // GPU_KEY_IMAGE line per device.
   // `compact`: the set's compact circuit once read (SrsRegistry::CompactSource),
   // uploaded by every GPU beside the key's stream.
-  bool LoadKeyImage(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
-                    const SrsRegistry::CompactSource& compact = {});
+  // With early_proving each GPU returns once H is resident and streams the
+  // witness sections behind it (a GPU_KEY_LANDED line each when they land;
+  // the upload buffers' charge is kept until then); `broken` is called if
+  // they fail to land (SrsRegistry::DevicesBroken).
+  bool LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                    uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact = {},
+                    const SrsRegistry::DevicesBroken& broken = {});
   // LoadKeyImage's page-locked buffers made now, in the background
   // (CudaBackend::PrepareKeyImageBuffers), so the first load does not wait
   // for them (0.7 s of a 32 GiB daemon's start-to-first-proof). Once.

@@ -55,9 +55,10 @@ Prover::Prover(const ProverOptions& options)
   // With GPUs that evaluate a/b/c themselves, a set whose images are made
   // loads straight into their memory (no host copy of its bases or matrices).
   if (runner_.PreparesCompactCircuits() && options.srs_key_to_devices) {
-    srs_.SetKeyToDevices([this](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                                uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact) {
-      return runner_.LoadKeyImage(shell, image, circuit_bytes, compact);
+    srs_.SetKeyToDevices([this](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                                uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+                                const SrsRegistry::DevicesBroken& broken) {
+      return runner_.LoadKeyImage(shell, std::move(image), circuit_bytes, compact, broken);
     });
     if (!options.srs_image_cache.empty()) runner_.PrepareKeyImageBuffers();  // no images, no loads to the GPUs
   }

@@ -13,6 +13,7 @@
 #include "engine/circuits/snarkjs/r1cs_file.hpp"
 #include "engine/circuits/snarkjs/zkey_file.hpp"
 #include "engine/groth16/params_io.hpp"
+#include "engine/util/cache_file.hpp"
 #include "prover/host_copy.hpp"
 
 namespace cuzk::prover {
@@ -42,6 +43,13 @@ struct SrsRegistry::Entry {
   std::shared_ptr<const LoadedParams> Loaded() {
     absl::MutexLock lock(&mu);
     return loaded;
+  }
+  // The loaded set unless its witness bases did not land on a GPU
+  // (LoadedParams::devices_broken): such a set is loaded again by the next
+  // Load (SrsRegistry::DropBroken), so callers that would use it go there.
+  std::shared_ptr<const LoadedParams> Sound() {
+    std::shared_ptr<const LoadedParams> p = Loaded();
+    return p && !p->devices_broken ? p : nullptr;
   }
 };
 
@@ -230,6 +238,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
   const auto t0 = std::chrono::steady_clock::now();
   absl::MutexLock load_lock(&entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
+  if (p && p->devices_broken) p = DropBroken(entry, std::move(p));
   if (!p) {
     struct Loading {  // entry.loading for this block, thrown out of or not
       std::atomic<bool>& flag;
@@ -370,6 +379,26 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
   return p;
 }
 
+std::shared_ptr<const LoadedParams> SrsRegistry::DropBroken(Entry& entry, std::shared_ptr<const LoadedParams> broken) {
+  memory::Reservation charge;  // given back after the set goes (declared first, destroyed last)
+  {
+    absl::MutexLock lock(&entry.mu);
+    if (entry.loaded == broken) {
+      entry.loaded.reset();
+      charge = std::move(entry.charge);
+    }
+  }
+  const bool damaged = broken->key_image_damaged.load();
+  spdlog::warn("SRS_RELOAD,{},why=its witness bases did not land on a GPU,key_image={}", entry.circuit_id,
+               damaged ? "damaged (removed: rebuilt from the .params)" : "kept");
+  if (damaged) {
+    std::error_code ec;
+    fs::remove(images_.KeyPath(entry.params_path), ec);
+  }
+  // Its GPU copies go when the last job still holding it lets go (on_unloaded).
+  return nullptr;
+}
+
 bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source) {
   // Held for the whole call: SetKeyToDevices(nullptr) waits for it (the
   // hook calls into the Prover's runner).
@@ -378,7 +407,8 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
   if (!to_devices || params_source == 0 || !images_.HasImagesForDevices(entry.circuit_id, entry.params_path)) {
     return false;
   }
-  const std::unique_ptr<groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
+  // Shared: with gpus.early_proving the GPUs keep reading it after the hook returns.
+  const std::shared_ptr<const groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
   if (!image) return false;
   const auto t0 = std::chrono::steady_clock::now();
   // The circuit's shell and compact form (~1.5 s at 32 GiB) beside the key's
@@ -409,7 +439,21 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     fresh.pk = image->Shell();  // in place: the GPUs know a key by its address
     std::error_code ec;
     const uint64_t compact_bytes = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
-    held = to_devices(fresh.pk, *image, ec ? 0 : compact_bytes, compact);
+    // Marks the set (never freed before the GPUs' streams end: its unload
+    // forgets the key on every GPU, which waits for them).
+    LoadedParams* set = &fresh;
+    const DevicesBroken broken = [set](const std::exception_ptr& error) {
+      bool damaged = false;
+      try {
+        std::rethrow_exception(error);
+      } catch (const util::CacheError&) {
+        damaged = true;
+      } catch (...) {
+      }
+      if (damaged) set->key_image_damaged = true;
+      set->devices_broken = true;
+    };
+    held = to_devices(fresh.pk, image, ec ? 0 : compact_bytes, compact, broken);
     key_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!held)
       spdlog::info("SRS_TO_DEVICES,{},refused: a GPU cannot hold every base (loads the usual way)", entry.circuit_id);
@@ -486,7 +530,7 @@ void SrsRegistry::SetOnLoaded(OnLoaded on_loaded) {
 
 SrsRegistry::PreloadResult SrsRegistry::Preload(const std::string& circuit_id) {
   Lease lease = Acquire(circuit_id);
-  if (lease.entry_->Loaded()) return {.already_loaded = true, .load_ms = 0};
+  if (lease.entry_->Sound()) return {.already_loaded = true, .load_ms = 0};
   double ms = 0;
   lease.Get(&ms);
   return {.already_loaded = false, .load_ms = uint64_t(ms)};
@@ -604,13 +648,13 @@ SrsRegistry::Lease::~Lease() {
   if (entry_) entry_->Unref();
 }
 std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) const {
-  if (auto p = entry_->Loaded()) {
+  if (auto p = entry_->Sound()) {
     if (load_ms) *load_ms = 0;
     return p;
   }
   return registry_->Load(*entry_, load_ms);
 }
-bool SrsRegistry::Lease::IsLoaded() const { return entry_ && entry_->Loaded() != nullptr; }
+bool SrsRegistry::Lease::IsLoaded() const { return entry_ && entry_->Sound() != nullptr; }
 const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }
 CircuitDims SrsRegistry::Lease::Dims() const {
   {

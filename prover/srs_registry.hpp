@@ -104,6 +104,12 @@ struct LoadedParams {
   // partitions wait for it before their first GPU step, so no proof ever
   // builds a compact circuit from the shell's matrices.
   mutable absl::Notification devices_prepared;
+  // An on_devices_only set whose witness bases did not land on a GPU after
+  // its proving started (gpus.early_proving: they stream behind the load):
+  // its proofs fail; the next job's Load drops the set and loads it again,
+  // without its key image when that was damaged (removed, so it is rebuilt).
+  mutable std::atomic<bool> devices_broken{false};
+  mutable std::atomic<bool> key_image_damaged{false};
 
   uint64_t HeldBytes() const { return resident_bytes - released_bytes.load(); }
 };
@@ -212,9 +218,15 @@ class SrsRegistry {
   // `compact` gives the set's compact circuit, read beside the key's stream:
   // it blocks until it is read and returns null if it cannot be (the GPUs
   // upload it while the key streams; CudaBackend::LoadKeyImage).
+  // `broken`: for a hook that returns before every section is on the
+  // devices (gpus.early_proving): called, from any thread, if one then fails
+  // to land, with its error (a util::CacheError: the image is damaged); it
+  // marks the set (LoadedParams::devices_broken) and takes no lock.
   using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
-  using KeyToDevices = std::function<bool(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image,
-                                          uint64_t circuit_bytes, const CompactSource& compact)>;
+  using DevicesBroken = std::function<void(const std::exception_ptr& error)>;
+  using KeyToDevices =
+      std::function<bool(const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                         uint64_t circuit_bytes, const CompactSource& compact, const DevicesBroken& broken)>;
   void SetKeyToDevices(KeyToDevices key_to_devices);
 
   // Called with a set just before its memory goes (the last reference to it
@@ -258,6 +270,12 @@ class SrsRegistry {
   // (a job's synthesis thread), on one of launcher_'s threads instead.
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
   std::shared_ptr<const LoadedParams> LoadHere(Entry& entry, double* load_ms);
+  // A set whose witness bases did not land on a GPU (LoadedParams::
+  // devices_broken) leaves the entry as an eviction would, so the caller
+  // loads it again; a damaged key image is removed first (that load then
+  // reads the .params and writes a fresh image). Returns null. Caller holds
+  // entry.load_mu.
+  std::shared_ptr<const LoadedParams> DropBroken(Entry& entry, std::shared_ptr<const LoadedParams> broken);
   // The load straight to the GPUs (SetKeyToDevices) into `fresh`: false
   // (logged where it is not a plain miss) leaves `fresh` for the usual load.
   bool LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);

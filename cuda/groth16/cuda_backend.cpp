@@ -5,6 +5,7 @@
 #include <bit>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
 #include <new>
@@ -17,6 +18,7 @@
 
 #include "cuda/groth16/h_kernels.hpp"
 #include "cuda/groth16/key_image_upload.hpp"
+#include "cuda/groth16/witness_landing.hpp"
 #include "cuda/msm/msm.hpp"
 #include "cuda/msm/msm_plan.hpp"
 #include "cuda/msm/shifted_bases.hpp"
@@ -159,6 +161,34 @@ struct KeyDensity {
   size_t Bytes() const { return device ? device->bytes() : 0; }
 };
 
+// A key's witness sections streaming behind LoadKeyImage
+// (CudaBackendOptions::early_proving): the gate the deferred proofs wait on,
+// and the thread that streams them and then runs those proofs' witness MSMs.
+// Joined by whoever drops the key (ForgetKey, LoadKeyImage of the same key,
+// the backend's destructor), never while holding device_mu or mu: the
+// queued proofs take both.
+struct Landing {
+  WitnessLanding gate;
+  std::thread thread;  // assigned under join_mu
+  std::mutex join_mu;
+  void Join() {
+    std::lock_guard lock(join_mu);
+    if (thread.joinable()) thread.join();
+  }
+  bool Landed() const { return gate.state() == WitnessLanding::State::kLanded; }
+  bool Failed() const { return gate.state() == WitnessLanding::State::kFailed; }
+};
+
+std::string WhatOf(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
 // The key's bases (G1 96 B a point on the device, G2 192 B; a 32 GiB
 // partition's key ~51 GB in all), resident while they fit in `budget`, in
 // the order below; B_g2 only when it runs on the GPU.
@@ -183,6 +213,11 @@ struct ResidentKey {
   };
   std::optional<Staged> staged;
   KeyDensity a_density, b_density;
+  // Set while (and after) the witness sections stream behind LoadKeyImage:
+  // their device memory is allocated from the start, filled by the stream.
+  std::shared_ptr<Landing> landing;
+  bool WitnessStreaming() const { return landing && !landing->Landed() && !landing->Failed(); }
+  bool WitnessFailed() const { return landing && landing->Failed(); }
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
       : fingerprint(FingerprintOf(pk)),
         domain(pk.domain_size()),
@@ -409,6 +444,11 @@ struct CudaBackend::Impl {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
     if (it != gpu->keys.end()) {  // a different key at a freed key's address
+      if (it->second->WitnessStreaming()) {
+        // Its stream still writes into its sections: the key must be
+        // forgotten (ForgetKey waits for the stream) before its address is reused.
+        throw std::logic_error("CudaBackend: a key at the address of one whose sections are still streaming");
+      }
       gpu->keys.erase(it);
       stats.resident_circuit_bytes = ResidentCircuitBytes();
     }
@@ -485,6 +525,7 @@ struct CudaBackend::Impl {
   // device_mu exclusively and mu.
   void ShiftH(const ProvingKey& pk, ResidentKey& key) {
     if (!options.shifted_h || key.h_shifted || !key.h.device || pk.h.empty()) return;
+    if (key.landing && !key.landing->Landed()) return;  // its memory is still in flux (early_proving)
     const auto t0 = std::chrono::steady_clock::now();
     ShiftedRoomInputs in;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&in.free_bytes, &in.total_bytes));
@@ -670,11 +711,12 @@ struct CudaBackend::Impl {
   // the host; the evaluation reads back its row check; ComputeH and the z
   // upload synchronize), so the time is the step's device time (with
   // another lane's work beside it, when lanes > 1).
+  using Steps = std::vector<std::pair<const char*, double>>;
   template <class Fn>
-  static auto Timed(PendingProof& p, const char* name, Fn&& fn) {
+  static auto Timed(Steps& steps, const char* name, Fn&& fn) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto done = [&] {
-      p.steps.emplace_back(name,
+      steps.emplace_back(name,
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     };
     if constexpr (std::is_void_v<decltype(fn())>) {
@@ -693,9 +735,14 @@ struct CudaBackend::Impl {
     PendingProof p;
     ResidentKey* resident = nullptr;
     std::shared_ptr<const DeviceDensity> a_density, b_density;
-    Timed(p, "bases", [&] {  // ~0 unless this proof uploads them
+    Timed(p.steps, "bases", [&] {  // ~0 unless this proof uploads them
       std::lock_guard lock(mu);
       resident = &Resident(pk);
+      if (resident->WitnessFailed()) {
+        throw std::runtime_error("CudaBackend: the key's witness bases did not load onto the device (" +
+                                 WhatOf(resident->landing->gate.error()) +
+                                 "): its proofs fail until the key is forgotten and loaded again");
+      }
       if (resident->a.device) a_density = resident->a_density.For(pk.a_density);
       if (resident->b_g1.device || (resident->b_g2 && resident->b_g2->device))
         b_density = resident->b_density.For(pk.b_density);
@@ -703,18 +750,18 @@ struct CudaBackend::Impl {
     ResidentKey& bases = *resident;
     // snarkjs-form keys take their H on the CPU: evaluate there too.
     if (input.WitnessOnly() && pk.h_form != groth16::HQueryForm::kBellperson) {
-      Timed(p, "abc_host", [&] { groth16::EvaluateWitnessOnly(pk, input, options.cpu_threads); });
+      Timed(p.steps, "abc_host", [&] { groth16::EvaluateWitnessOnly(pk, input, options.cpu_threads); });
     }
     const ff::Fr* z = nullptr;
     size_t h_count = 0;
     if (input.WitnessOnly()) {
       EvaluateOnDevice(lane, bases, pk, input, p);  // its own steps: circuit, compact_z, z_expand, abc_eval
-      h_count = Timed(p, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/true); });
+      h_count = Timed(p.steps, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/true); });
       z = lane.z.data();
       ++lane.stats.witness_only_proofs;
     } else {
-      h_count = Timed(p, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/false); });
-      z = Timed(p, "z_upload", [&] {
+      h_count = Timed(p.steps, "h_ntt", [&] { return ComputeH(lane, pk, input, /*abc_on_device=*/false); });
+      z = Timed(p.steps, "z_upload", [&] {
         const ff::Fr* on_device = UploadWitness(lane, input);
         lane.streams[1].Synchronize();
         return on_device;
@@ -726,23 +773,24 @@ struct CudaBackend::Impl {
     }
     ++lane.stats.proofs;
     std::unique_lock msm_lock(msm_mu, std::defer_lock);
-    Timed(p, "msm_wait", [&] { msm_lock.lock(); });  // another lane's MSMs
+    Timed(p.steps, "msm_wait", [&] { msm_lock.lock(); });  // another lane's MSMs
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
     CudaBackendStats& st = lane.stats;
-    p.h_sum = Timed(p, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
-    p.a_sum =
-        Timed(p, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, a_density.get(), on_device, st); });
-    p.b1_sum = Timed(p, "msm_b_g1",
-                     [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, b_density.get(), on_device, st); });
-    const size_t num_inputs = input.assignment.num_inputs;
-    const size_t num_variables = groth16::WitnessVariables(input);  // z may have come only compact
-    p.l_sum =
-        Timed(p, "msm_l", [&] { return bases.l.Run(msm, z + num_inputs, num_variables - num_inputs, on_device, st); });
-    if (bases.b_g2) {
-      p.b2_sum = Timed(p, "msm_b_g2", [&] {
-        return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, b_density.get(), on_device, st);
-      });
+    p.h_sum = Timed(p.steps, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
+    const WitnessShape shape{input.assignment.num_inputs, groth16::WitnessVariables(input)};  // z may be compact only
+    if (bases.WitnessStreaming()) {
+      // The witness bases are still streaming (early_proving): the witness
+      // MSMs wait for them without holding the MSM scratch or this lane.
+      msm_lock.unlock();
+      if (Defer(lane, bases, pk, input, shape, {a_density, b_density}, p)) return p;
+      msm_lock.lock();  // they landed meanwhile: z is still in the lane
+    }
+    groth16::WitnessSums w;
+    const bool with_b2 = RunWitnessMsms(bases, pk, z, shape, {a_density, b_density}, st, p.steps, w);
+    p.a_sum = w.a_sum, p.b1_sum = w.b1_sum, p.l_sum = w.l_sum;
+    if (with_b2) {
+      p.b2_sum = w.b2_sum;
       lane.retired.assignments.push_back(std::move(input.assignment));  // ProveFinish only assembles
     } else {
       // ProveFinish's host G2 MSM reads z whole: expanded from a compact-only
@@ -754,6 +802,114 @@ struct CudaBackend::Impl {
     return p;
   }
 
+  struct WitnessShape {
+    size_t num_inputs = 0, num_variables = 0;
+  };
+  struct Densities {
+    std::shared_ptr<const DeviceDensity> a, b;
+  };
+
+  // The witness MSMs over z on the device: A, B_g1, L, and B_g2 when it runs
+  // on the GPU (then true). Caller holds msm_mu.
+  bool RunWitnessMsms(const ResidentKey& bases, const ProvingKey& pk, const ff::Fr* z, WitnessShape shape,
+                      const Densities& d, CudaBackendStats& st, Steps& steps, groth16::WitnessSums& out) {
+    const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
+    G1Msm& msm = gpu->msm;
+    out.a_sum = Timed(steps, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, d.a.get(), on_device, st); });
+    out.b1_sum =
+        Timed(steps, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, d.b.get(), on_device, st); });
+    out.l_sum = Timed(steps, "msm_l", [&] {
+      return bases.l.Run(msm, z + shape.num_inputs, shape.num_variables - shape.num_inputs, on_device, st);
+    });
+    if (!bases.b_g2) return false;
+    out.b2_sum = Timed(steps, "msm_b_g2", [&] {
+      return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, d.b.get(), on_device, st);
+    });
+    return true;
+  }
+
+  // A proof's witness MSMs left for when its key's witness sections land:
+  // the host witness it needs (compact when synthesis compacted it: ~75 MB
+  // at 32 GiB; else z whole) and the promise ProveFinish waits on.
+  struct DeferredWitness {
+    const ProvingKey* pk = nullptr;
+    ResidentKey* key = nullptr;  // lives until the landing is joined (ForgetKey, the destructor)
+    WitnessShape shape;
+    Densities densities;
+    std::optional<r1cs::CompactWitness> compact_z;
+    r1cs::Assignment assignment;
+    std::promise<groth16::WitnessSums> promise;
+  };
+
+  // Queues the proof's witness MSMs on its key's landing (true: p.deferred
+  // set, the witness moved out of `input`), or false when the sections
+  // landed meanwhile (nothing changed). Rethrows a failed landing's error.
+  bool Defer(Lane& lane, ResidentKey& key, const ProvingKey& pk, ProverInput& input, WitnessShape shape,
+             Densities densities, PendingProof& p) {
+    auto d = std::make_shared<DeferredWitness>();
+    d->pk = &pk, d->key = &key, d->shape = shape, d->densities = std::move(densities);
+    d->compact_z = std::move(input.compact_z);
+    d->assignment = std::move(input.assignment);
+    std::future<groth16::WitnessSums> sums = d->promise.get_future();
+    bool queued = false;
+    try {
+      queued = key.landing->gate.Defer({.run = [this, d] { RunDeferred(*d); },
+                                        .fail = [d](std::exception_ptr e) { d->promise.set_exception(e); }});
+    } catch (...) {
+      input.compact_z = std::move(d->compact_z), input.assignment = std::move(d->assignment);
+      throw;
+    }
+    if (!queued) {
+      input.compact_z = std::move(d->compact_z), input.assignment = std::move(d->assignment);
+      return false;
+    }
+    p.deferred = sums.share();
+    p.steps.emplace_back("deferred", 0.0);
+    ++lane.stats.deferred_proofs;
+    return true;
+  }
+
+  // On the landing thread, once the witness sections are on the device: a
+  // lane for z (expanded again from the compact witness, ~12 ms at 32 GiB,
+  // or uploaded whole), then the witness MSMs under msm_mu, as ProveStart
+  // would have run them. Its steps go with the sums.
+  void RunDeferred(DeferredWitness& d) {
+    groth16::WitnessSums sums;
+    const auto t_call = std::chrono::steady_clock::now();
+    std::shared_lock device_lock(device_mu);  // no Prepare or ForgetKey changes the lanes meanwhile
+    LaneHold hold(*this);
+    Lane& lane = hold.lane();
+    struct AddOnExit {
+      Impl& impl;
+      Lane& lane;
+      ~AddOnExit() {
+        std::lock_guard lock(impl.mu);
+        impl.AddStats(lane.stats);
+      }
+    } add{*this, lane};
+    sums.steps.emplace_back(
+        "lane_wait", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count());
+    const ff::Fr* z = Timed(sums.steps, d.compact_z ? "z_expand" : "z_upload", [&] {
+      if (d.compact_z) {
+        Reserve(lane.z, d.compact_z->num_variables);
+        lane.stats.compact_witness_bytes += lane.abc_eval.ExpandWitness(*d.compact_z, lane.z.data(), lane.streams[0]);
+        lane.streams[0].Synchronize();
+      } else {
+        Reserve(lane.z, d.assignment.values.size());
+        lane.z.CopyFromHost(d.assignment.values, lane.streams[0]);
+        lane.streams[0].Synchronize();
+        lane.stats.z_bytes += d.assignment.values.size() * sizeof(ff::Fr);
+      }
+      return lane.z.data();
+    });
+    std::unique_lock msm_lock(msm_mu, std::defer_lock);
+    Timed(sums.steps, "msm_wait", [&] { msm_lock.lock(); });
+    if (!RunWitnessMsms(*d.key, *d.pk, z, d.shape, d.densities, lane.stats, sums.steps, sums))
+      throw std::logic_error("CudaBackend: a deferred proof without B_g2 on the device");  // LoadKeyImage needs it there
+    msm_lock.unlock();
+    d.promise.set_value(std::move(sums));
+  }
+
   // Adds a lane's counters of one call to the backend's (caller holds mu).
   void AddStats(CudaBackendStats& from) {
     stats.proofs += from.proofs;
@@ -761,6 +917,7 @@ struct CudaBackend::Impl {
     stats.z_bytes += from.z_bytes, stats.z_pinned_bytes += from.z_pinned_bytes, stats.z_ms += from.z_ms;
     stats.streamed_msms += from.streamed_msms, stats.streamed_base_bytes += from.streamed_base_bytes;
     stats.shifted_h_msms += from.shifted_h_msms;
+    stats.deferred_proofs += from.deferred_proofs;
     stats.witness_only_proofs += from.witness_only_proofs;
     stats.compact_witness_bytes += from.compact_witness_bytes, stats.compact_witness_ms += from.compact_witness_ms;
     stats.abc_eval_ms += from.abc_eval_ms;
@@ -786,11 +943,27 @@ struct CudaBackend::Impl {
   std::thread spare_warmer;
 
   ~Impl() {
+    std::vector<std::shared_ptr<Landing>> landings;
     {
       std::lock_guard lock(mu);
       if (spare_uploader) spare_uploader->StopWarming();
+      for (const auto& [key, resident] : gpu->keys)
+        if (resident->landing) landings.push_back(resident->landing);
     }
     if (spare_warmer.joinable()) spare_warmer.join();
+    for (const auto& landing : landings) landing->Join();  // their queued proofs run first: they take mu
+  }
+
+  // Waits for pk's witness sections' stream and the proofs queued on it
+  // (early_proving). Called without device_mu and mu, which they take.
+  void AwaitLanding(const ProvingKey* pk) {
+    std::shared_ptr<Landing> landing;
+    {
+      std::lock_guard lock(mu);
+      const auto it = gpu->keys.find(pk);
+      if (it != gpu->keys.end()) landing = it->second->landing;
+    }
+    if (landing) landing->Join();
   }
 
   // The spare (taken from spare_uploader under mu) when it has `workers`,
@@ -847,6 +1020,13 @@ std::vector<PendingProof> CudaBackend::ProveStart(const ProvingKey& pk, std::spa
 
 groth16::Proof CudaBackend::ProveFinish(const ProvingKey& pk, PendingProof&& pending, const ff::Fr& r,
                                         const ff::Fr& s) {
+  if (pending.deferred.valid()) {
+    // Witness MSMs left for the key's witness sections (early_proving):
+    // waits for them; rethrows what failed them (a section that did not load).
+    const groth16::WitnessSums& w = pending.deferred.get();
+    pending.a_sum = w.a_sum, pending.b1_sum = w.b1_sum, pending.l_sum = w.l_sum;
+    pending.b2_sum = w.b2_sum;
+  }
   ec::G2Jacobian b2;
   if (pending.b2_sum) {
     b2 = *pending.b2_sum;
@@ -905,16 +1085,45 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   impl_->stats.prepare_circuit_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
 }
 
-bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
-                               unsigned threads, const CompactSource& compact) {
+namespace {
+
+using G1Point = DeviceBases<G1Gpu>::Point;
+using G2Point = DeviceBases<G2Gpu>::Point;
+
+// L, A, B_g1 and B_g2 from the image into the key's device sections
+// (allocated, not yet filled). util::CacheError for a damaged section (the
+// sections then hold garbage).
+void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& image, ResidentKey& key) {
+  const auto g1 = [&](groth16::KeySection s, SectionBases<G1Gpu>& b) {
+    if (!b.host.empty()) up.Upload(image, s, b.device->mutable_data(), sizeof(G1Point));
+  };
+  g1(groth16::KeySection::kL, key.l);
+  g1(groth16::KeySection::kA, key.a);
+  g1(groth16::KeySection::kBG1, key.b_g1);
+  if (key.b_g2 && !key.b_g2->host.empty())
+    up.Upload(image, groth16::KeySection::kBG2, key.b_g2->device->mutable_data(), sizeof(G2Point));
+}
+
+// The image bytes of those sections (records as the image holds them).
+uint64_t WitnessImageBytes(const ProvingKey& pk) {
+  return (pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) + pk.b_g2.size() * sizeof(ec::G2Affine);
+}
+
+}  // namespace
+
+bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth16::KeyImageStream> image_ptr,
+                               size_t circuit_bytes, unsigned threads, const CompactSource& compact,
+                               const OnLanded& on_landed) {
   using Clock = std::chrono::steady_clock;
+  if (!image_ptr) throw std::invalid_argument("CudaBackend::LoadKeyImage: no key image");
+  const groth16::KeyImageStream& image = *image_ptr;
   if (!impl_->options.g2_on_gpu || pk.h_form != groth16::HQueryForm::kBellperson) return false;
-  // device_mu for the whole load: no ProveStart, Prepare or ForgetKey meanwhile.
+  impl_->AwaitLanding(&pk);  // an earlier load of a key at this address: its stream and queued proofs first
+  // device_mu for the whole load (with early_proving: until H is resident):
+  // no ProveStart, Prepare or ForgetKey meanwhile.
   std::unique_lock device_lock(impl_->device_mu);
   const auto t0 = Clock::now();
   ScopedDevice on(impl_->device);
-  using G1Point = DeviceBases<G1Gpu>::Point;
-  using G2Point = DeviceBases<G2Gpu>::Point;
   const size_t need =
       (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
   std::shared_ptr<KeyImageUploader> spare;
@@ -935,7 +1144,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     impl_->circuit_to_come = 0;
     impl_->lanes_reserved = 0;
     if (need > budget) return false;
-    impl_->gpu->keys.erase(&pk);  // an older key at this address
+    impl_->gpu->keys.erase(&pk);  // an older key at this address (its stream was awaited above)
     impl_->stats.resident_base_bytes = impl_->ResidentBytes();
     impl_->NoteShifted();
     impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();
@@ -952,6 +1161,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   double buffers_ms = 0;
   size_t staged_bytes = 0;
   std::shared_ptr<KeyImageUploader> up;
+  const bool early = impl_->options.early_proving;
   try {
     up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
     // Every buffer made before the stream starts (what the warming thread
@@ -960,17 +1170,16 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
     // while the others streamed slowed the whole stream (H200, 2026-12-03:
     // 4.1 s against 2.9-3.1 s for the 32 GiB key in the same call).
     up->Warm();
-    auto g1 = [&](groth16::KeySection s, std::span<const ec::G1Affine> host) {
-      DeviceBases<G1Gpu> d(host.size(), DeviceBases<G1Gpu>::Unfilled{});
-      if (!host.empty()) up->Upload(image, s, d.mutable_data(), sizeof(G1Point));
-      return SectionBases<G1Gpu>(host, std::move(d));
+    // Every section's device memory first (a key that does not fit fails
+    // here, before any byte is read), then H, then the witness sections.
+    const auto g1 = [](std::span<const ec::G1Affine> host) {
+      return SectionBases<G1Gpu>(host, DeviceBases<G1Gpu>(host.size(), DeviceBases<G1Gpu>::Unfilled{}));
     };
-    SectionBases<G1Gpu> h = g1(groth16::KeySection::kH, pk.h), l = g1(groth16::KeySection::kL, pk.l),
-                        a = g1(groth16::KeySection::kA, pk.a), b_g1 = g1(groth16::KeySection::kBG1, pk.b_g1);
-    DeviceBases<G2Gpu> d2(pk.b_g2.size(), DeviceBases<G2Gpu>::Unfilled{});
-    if (!pk.b_g2.empty()) up->Upload(image, groth16::KeySection::kBG2, d2.mutable_data(), sizeof(G2Point));
-    key = std::make_unique<ResidentKey>(pk, std::move(h), std::move(l), std::move(a), std::move(b_g1),
-                                        SectionBases<G2Gpu>(pk.b_g2, std::move(d2)));
+    key = std::make_unique<ResidentKey>(
+        pk, g1(pk.h), g1(pk.l), g1(pk.a), g1(pk.b_g1),
+        SectionBases<G2Gpu>(pk.b_g2, DeviceBases<G2Gpu>(pk.b_g2.size(), DeviceBases<G2Gpu>::Unfilled{})));
+    if (!pk.h.empty()) up->Upload(image, groth16::KeySection::kH, key->h.device->mutable_data(), sizeof(G1Point));
+    if (!early) StreamWitnessSections(*up, image, *key);
     buffers_ms = up->alloc_ms();
     key->staged = stager.Take();
     staged_bytes = key->staged ? key->staged->device.bytes() : 0;
@@ -981,26 +1190,76 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, const groth16::KeyImageStre
   } catch (const std::bad_alloc&) {
     return false;  // no host memory for the staging (RegisteredBuffer's mmap): the usual way, as above
   }
-  // Its buffers freed before the device lock goes (timed): their device half
-  // (up to 3 GB) must not look taken to a Prepare or load that sizes the
-  // device next. Registered huge pages free in ~45 ms for 16 workers (the
-  // cudaHostAlloc'd ones took 161-280 ms), and the key's first proof waits
-  // for this call to return anyway.
-  const auto t_release = Clock::now();
-  up.reset();
-  const double release_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
-  std::lock_guard lock(impl_->mu);
-  impl_->gpu->keys.emplace(&pk, std::move(key));
-  impl_->stats.resident_base_bytes = impl_->ResidentBytes();
-  impl_->NoteShifted();
-  impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
-  impl_->stats.image_release_ms += release_ms;
-  impl_->stats.image_buffers_ms += buffers_ms;
-  impl_->stats.image_bases_bytes += (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
-                                    pk.b_g2.size() * sizeof(ec::G2Affine);
-  impl_->stats.image_bases_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  impl_->stats.image_circuit_ms += stager.ms();
-  impl_->stats.image_circuit_bytes += staged_bytes;
+  const uint64_t h_bytes = pk.h.size() * sizeof(ec::G1Affine), witness_bytes = WitnessImageBytes(pk);
+  std::shared_ptr<Landing> landing;
+  if (early) {
+    // The witness sections stream on behind this call (the uploader and the
+    // image go with them); proofs started meanwhile queue their witness
+    // MSMs on the landing, which runs them on this thread once they land.
+    landing = std::make_shared<Landing>();
+    key->landing = landing;
+    {
+      std::lock_guard lock(impl_->mu);
+      ++impl_->stats.keys_landing;  // before the thread that counts it down
+    }
+    std::lock_guard join_lock(landing->join_mu);
+    landing->thread = std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed,
+                                   witness_bytes]() mutable {
+      ScopedDevice on(impl->device);
+      const auto t_start = Clock::now();
+      std::exception_ptr error;
+      try {
+        if (impl->options.before_witness_stream) impl->options.before_witness_stream();
+        StreamWitnessSections(*up, *image_ptr, *k);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+      const auto t_release = Clock::now();
+      up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
+      image_ptr.reset();
+      {
+        std::lock_guard lock(impl->mu);
+        --impl->stats.keys_landing;
+        impl->stats.image_landing_ms += ms;
+        impl->stats.image_release_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
+        if (!error) impl->stats.image_bases_bytes += witness_bytes;
+      }
+      const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
+      if (on_landed) {
+        try {
+          on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
+        } catch (...) {
+          // the caller's report; the landing itself is done
+        }
+      }
+    });
+    up.reset();  // the stream's thread holds it now
+  } else {
+    // Its buffers freed before the device lock goes (timed): their device
+    // half (up to 3 GB) must not look taken to a Prepare or load that sizes
+    // the device next. Registered huge pages free in ~45 ms for 16 workers
+    // (the cudaHostAlloc'd ones took 161-280 ms), and the key's first proof
+    // waits for this call to return anyway.
+    const auto t_release = Clock::now();
+    up.reset();
+    std::lock_guard lock(impl_->mu);
+    impl_->stats.image_release_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
+  }
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->gpu->keys.emplace(&pk, std::move(key));
+    impl_->stats.resident_base_bytes = impl_->ResidentBytes();
+    impl_->NoteShifted();
+    impl_->stats.resident_circuit_bytes = impl_->ResidentCircuitBytes();  // the staged circuit's
+    impl_->stats.image_buffers_ms += buffers_ms;
+    impl_->stats.image_bases_bytes += early ? h_bytes : h_bytes + witness_bytes;
+    impl_->stats.image_bases_ms += ms;
+    impl_->stats.image_circuit_ms += stager.ms();
+    impl_->stats.image_circuit_bytes += staged_bytes;
+  }
+  if (!early && on_landed) on_landed({.ms = ms, .bytes = h_bytes + witness_bytes, .deferred = 0, .error = nullptr});
   return true;
 }
 
@@ -1025,7 +1284,8 @@ bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircui
   const auto it = impl_->gpu->keys.find(&pk);
   if (it == impl_->gpu->keys.end() || !(it->second->fingerprint == FingerprintOf(pk))) return false;
   const ResidentKey& key = *it->second;
-  // Every section resident (a streamed one reads the host's points on every
+  if (key.WitnessFailed()) return false;  // early_proving: its witness sections never landed
+  // Every section resident (still streaming counts: proofs never read the host's points) (a streamed one reads the host's points on every
   // proof), B_g2 included (without it ProveFinish runs its MSM from them).
   if (!key.h.device || !key.l.device || !key.a.device || !key.b_g1.device) return false;
   if (!key.b_g2 || !key.b_g2->device) return false;
@@ -1040,6 +1300,7 @@ CudaBackendStats CudaBackend::Stats() const {
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {
+  impl_->AwaitLanding(&pk);  // its stream writes into the sections, its queued proofs read them
   std::unique_lock device_lock(impl_->device_mu);  // no ProveStart reads the key meanwhile
   std::lock_guard lock(impl_->mu);
   ScopedDevice on(impl_->device);

@@ -66,6 +66,7 @@
 //
 //   cuda::CudaBackend gpu;
 //   groth16::Proof p = groth16::ProveWithRandomness(gpu, pk, circuit, std::move(z), r, s, {.witness_only = true});
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -106,6 +107,23 @@ struct CudaBackendOptions {
   // session without a GPU: docs/perf/msm-next.md, session 14); false: the H
   // MSM always runs on the plain bases.
   bool shifted_h = false;
+  // Issue 17's cold start (docs/perf/cold-start-next.md): LoadKeyImage
+  // returns once H (and the compact circuit beside it) is on the device; L,
+  // A, B_g1 and B_g2 stream on behind it on a thread of the backend's. A
+  // proof started meanwhile runs its evaluation, H transform and H MSM, then
+  // leaves its witness MSMs queued with its witness (host memory: ~75 MB a
+  // 32 GiB partition in compact form) and returns; they run when the
+  // sections land, and ProveFinish waits for them (PendingProof::deferred).
+  // So every partition of a first sector can do its H part while the
+  // witness bases (21.6 GB at 32 GiB) are still read from the disk. A
+  // witness section that fails to load (a damaged image) fails the queued
+  // proofs and every later ProveStart with the key, until ForgetKey. Off by
+  // default until timed on the H200 (built in a session without a GPU).
+  bool early_proving = false;
+  // Tests: called on the stream's thread before the witness sections
+  // stream (early_proving), so a test can start proofs while they are
+  // still to come. Empty in production.
+  std::function<void()> before_witness_stream;
 };
 
 // Device memory one proof needs besides the key's bases, for a key of
@@ -167,6 +185,12 @@ struct CudaBackendStats {
   uint32_t shifted_h_window_bits = 0;  // 0 while no table is held
   double prepare_shift_ms = 0;
   uint64_t shifted_h_msms = 0;  // H MSMs that ran over a table
+  // early_proving: keys whose witness sections are streaming now; the
+  // proofs whose witness MSMs waited for them; the wall clock of those
+  // streams (each from LoadKeyImage's return to its last section's end).
+  uint32_t keys_landing = 0;
+  uint64_t deferred_proofs = 0;
+  double image_landing_ms = 0;
 };
 
 class CudaBackend final : public groth16::Backend {
@@ -191,6 +215,17 @@ class CudaBackend final : public groth16::Backend {
   void Prepare(const groth16::ProvingKey& pk, const r1cs::CompiledCircuit* circuit,
                const r1cs::CompactCircuit* compact = nullptr);
 
+  // LoadKeyImage's end: every section on the device (error null), or the
+  // witness sections failed (early_proving). `ms` and `bytes`: the witness
+  // sections' stream when it ran behind the call, else the whole load.
+  struct Landed {
+    double ms = 0;
+    uint64_t bytes = 0;
+    uint64_t deferred = 0;  // proofs whose witness MSMs waited for the sections
+    std::exception_ptr error;
+  };
+  using OnLanded = std::function<void(const Landed&)>;
+
   // Puts pk's bases on the device straight from its key image, without a
   // host copy (issue 17): `pk` is the image's shell
   // (groth16::KeyImageStream::Shell, at the address proofs will use), the
@@ -207,9 +242,17 @@ class CudaBackend final : public groth16::Backend {
   // then uploads nothing: 32 GiB, 3.6 GB, 0.5-0.9 s off a first proof); any
   // other Prepare, a failed load or ForgetKey drops it. An upload that fails
   // is left to Prepare.
+  // With early_proving it returns once H is resident and the witness
+  // sections stream on behind it (the image is kept until they are done);
+  // `on_landed` (may be empty) is called once for a load that returned
+  // true: on the stream's thread when they land or fail (it must not call
+  // ForgetKey or LoadKeyImage: they wait for that thread), else before
+  // LoadKeyImage returns. ForgetKey and another LoadKeyImage of the same key
+  // wait for the stream and for the proofs queued on it.
   using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
-  bool LoadKeyImage(const groth16::ProvingKey& pk, const groth16::KeyImageStream& image, size_t circuit_bytes,
-                    unsigned threads, const CompactSource& compact = {});
+  bool LoadKeyImage(const groth16::ProvingKey& pk, std::shared_ptr<const groth16::KeyImageStream> image,
+                    size_t circuit_bytes, unsigned threads, const CompactSource& compact = {},
+                    const OnLanded& on_landed = {});
 
   // Makes LoadKeyImage's buffers for `threads` reading threads now, on a
   // thread of its own (16 threads: 1.5 GB page-locked and 1.5 GB of device

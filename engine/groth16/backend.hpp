@@ -15,6 +15,7 @@
 //
 //   std::vector<PendingProof> pending = backend.ProveStart(pk, inputs);
 //   Proof p = backend.ProveFinish(pk, std::move(pending[0]), r, s);
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -74,6 +75,15 @@ struct ProverInput {
   void ReleaseAbc();
 };
 
+// The sums over the witness (A, B_g1, L and B_g2) of a proof whose backend
+// finished them after ProveStart returned (PendingProof::deferred), with the
+// steps that made them.
+struct WitnessSums {
+  ec::G1Jacobian a_sum, b1_sum, l_sum;
+  ec::G2Jacobian b2_sum;
+  std::vector<std::pair<const char*, double>> steps;
+};
+
 // The four G1 sums of ProveStart; with z kept for the G2 MSM, or that MSM's result.
 struct PendingProof {
   ec::G1Jacobian a_sum;   // sum over inputs and A-dense aux of z_i a_i
@@ -91,6 +101,12 @@ struct PendingProof {
   // synchronization, so each figure is that step's device time plus its
   // launches. Empty from backends that do not measure (the CPU backend).
   std::vector<std::pair<const char*, double>> steps;
+  // Valid when ProveStart left the witness sums to be finished later
+  // (CudaBackend while the key's witness bases are still streaming to the
+  // device: CudaBackendOptions::early_proving); a_sum, b1_sum, l_sum and
+  // b2_sum are then unset, and ProveFinish waits for this (rethrowing what
+  // failed them).
+  std::shared_future<WitnessSums> deferred;
 };
 
 class Backend {

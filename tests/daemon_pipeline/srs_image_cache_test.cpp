@@ -192,11 +192,16 @@ struct FakeDevices {
   enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
   std::map<groth16::KeySection, test::EmulatedSection> sections;
   std::shared_ptr<const r1cs::CompactCircuit> compact;  // what the hook's CompactSource gave
+  SrsRegistry::DevicesBroken broken;                     // the last call's (gpus.early_proving's failure report)
   int calls = 0;
 
-  bool operator()(const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
-                  const SrsRegistry::CompactSource& source) {
+  bool operator()(const groth16::ProvingKey& shell, const std::shared_ptr<const groth16::KeyImageStream>& stream,
+                  uint64_t circuit_bytes, const SrsRegistry::CompactSource& source,
+                  const SrsRegistry::DevicesBroken& on_broken) {
     ++calls;
+    EXPECT_TRUE(bool(on_broken));
+    broken = on_broken;
+    const groth16::KeyImageStream& image = *stream;
     EXPECT_GT(circuit_bytes, 0u) << "the compact image's size, for the device budget";
     EXPECT_TRUE(bool(source));
     if (source) compact = source();  // blocks until the circuit's images are read (null if they cannot be)
@@ -228,9 +233,11 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   auto load = [&](FakeDevices& devices) {
     SrsRegistry srs(ParamDir(), 0, cache);
     srs.SetCompactCircuits(true);
-    srs.SetKeyToDevices(
-        [&](const groth16::ProvingKey& shell, const groth16::KeyImageStream& image, uint64_t circuit_bytes,
-            const SrsRegistry::CompactSource& compact) { return devices(shell, image, circuit_bytes, compact); });
+    srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                            uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+                            const SrsRegistry::DevicesBroken& broken) {
+      return devices(shell, image, circuit_bytes, compact, broken);
+    });
     SrsRegistry::Lease lease = srs.Acquire("snap-2k");
     // Charged, before it loads, what a load straight to the devices holds: the compact image's size.
     EXPECT_EQ(lease.ChargeBytes(), fs::file_size(fs::path(cache) / "snap-2k.compact-image"));
@@ -325,6 +332,56 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   EXPECT_EQ(fallback.stats.compact_writes, 1u);
   FakeDevices after;
   EXPECT_TRUE(load(after).params->on_devices_only) << "with the compact image rewritten";
+}
+
+// gpus.early_proving: the devices' hook returns before the witness bases are
+// on them, and reports later that they did not land. The set is marked; the
+// next job's load drops it and loads again: through the devices when the
+// failure was not the image's, the usual way (the image removed, rebuilt
+// from the .params) when the image was damaged. A job still holding the
+// broken set keeps it (its proofs fail; the set goes when it lets go).
+TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir("cuzk-srs-images-");
+  const std::string cache = (dir.path / "images").string();
+  LoadWith(cache, true);  // writes the circuit and key images and the compact one
+  const Load usual = LoadWith(cache, true);
+  SrsRegistry srs(ParamDir(), 0, cache);
+  srs.SetCompactCircuits(true);
+  FakeDevices devices;
+  srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+                          const SrsRegistry::DevicesBroken& broken) {
+    return devices(shell, image, circuit_bytes, compact, broken);
+  });
+  SrsRegistry::Lease first = srs.Acquire("snap-2k");
+  const std::shared_ptr<const LoadedParams> a = first.Get(nullptr);
+  ASSERT_TRUE(a->on_devices_only);
+  ASSERT_TRUE(bool(devices.broken));
+  EXPECT_FALSE(a->devices_broken);
+  EXPECT_EQ(srs.Acquire("snap-2k").Get(nullptr), a) << "a sound set is loaded once";
+
+  // A device error (not the image's): the next load goes to the devices again.
+  devices.broken(std::make_exception_ptr(std::runtime_error("an uncorrectable ECC error")));
+  EXPECT_TRUE(a->devices_broken);
+  EXPECT_FALSE(a->key_image_damaged);
+  const std::shared_ptr<const LoadedParams> b = srs.Acquire("snap-2k").Get(nullptr);
+  EXPECT_NE(b, a) << "the broken set was dropped and loaded again";
+  EXPECT_TRUE(b->on_devices_only);
+  EXPECT_EQ(devices.calls, 2);
+  EXPECT_TRUE(a->on_devices_only) << "the job still holding the broken set keeps it";
+
+  // The image damaged (a digest failed in a witness section): removed, and
+  // the set loads the usual way, which rewrites it.
+  devices.broken(std::make_exception_ptr(util::CacheError("b_g1: digest mismatch")));
+  EXPECT_TRUE(b->key_image_damaged);
+  const std::shared_ptr<const LoadedParams> c = srs.Acquire("snap-2k").Get(nullptr);
+  EXPECT_NE(c, b);
+  EXPECT_FALSE(c->on_devices_only) << "no key image to stream: decoded from the .params";
+  EXPECT_EQ(devices.calls, 2) << "the devices' hook needs the key image";
+  ExpectSameSet(*c, *usual.params);
+  srs.images().WaitForWrites();
+  EXPECT_EQ(srs.images().stats().key_writes, 1u) << "the removed image is written again";
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {

@@ -6,6 +6,8 @@
 // leaves the spare and its charge. Needs a CUDA device; skipped without.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <string>
 
 #include "cuda/groth16/cuda_backend.hpp"
@@ -52,8 +54,8 @@ TEST(KeyImageBudgetGpuTest, UploadBuffersAreChargedWhileTheyExist) {
   test::TempDir dir("cuzk-key-image-budget-");
   const std::string path = dir.File("k.key-image");
   groth16::WriteKeyImage(k.pk, path, kSource);
-  const groth16::KeyImageStream image(path, kSource);
-  groth16::ProvingKey first = image.Shell(), second = image.Shell();
+  const auto image = std::make_shared<const groth16::KeyImageStream>(path, kSource);
+  groth16::ProvingKey first = image->Shell(), second = image->Shell();
   groth16::BindCircuit(first, k.circuit);
   groth16::BindCircuit(second, k.circuit);
 
@@ -80,8 +82,8 @@ TEST(KeyImageBudgetGpuTest, OnlyALoadThatStreamsFreesTheSpare) {
   test::TempDir dir("cuzk-key-image-spare-");
   const std::string path = dir.File("k.key-image");
   groth16::WriteKeyImage(k.pk, path, kSource);
-  const groth16::KeyImageStream image(path, kSource);
-  groth16::ProvingKey shell = image.Shell();
+  const auto image = std::make_shared<const groth16::KeyImageStream>(path, kSource);
+  groth16::ProvingKey shell = image->Shell();
   groth16::BindCircuit(shell, k.circuit);
   {
     cuda::CudaBackend refusing({.resident_bases_bytes = 0});

@@ -51,10 +51,11 @@ enum class CircuitUpload { kInPrepare, kBesideTheStream, kStagedThenReplaced };
 // daemon does: the image's shell, bound to the circuit, then the compact
 // circuit prepared), proves a random witness there and on the CPU for the
 // same r, s, expects the same bytes and a verified proof, and forgets the key.
-void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, const KeyImageStream& image, unsigned threads,
+void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, std::shared_ptr<const KeyImageStream> image,
+                               unsigned threads,
                                std::mt19937_64& rng, const std::string& what,
                                CircuitUpload upload = CircuitUpload::kInPrepare) {
-  ProvingKey shell = image.Shell();
+  ProvingKey shell = image->Shell();
   BindCircuit(shell, k.circuit);
   const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
   CudaBackend::CompactSource source;
@@ -104,7 +105,7 @@ TEST(KeyImageGpuTest, ProofFromTheImageShellEqualsTheCpuProof) {
     const Keyed k = MakeKeyed(log_size);
     const std::string path = dir.File("k" + std::to_string(log_size) + ".key-image");
     WriteKeyImage(k.pk, path, kSource);
-    const KeyImageStream image(path, kSource);
+    const auto image = std::make_shared<const KeyImageStream>(path, kSource);
     const std::string n = "2^" + std::to_string(log_size);
     ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, n);
     ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, n + ", circuit beside the stream",
@@ -127,7 +128,7 @@ TEST(KeyImageGpuTest, ALoadBesideTheBuffersWarmingGivesTheCpuProof) {
   const Keyed k = MakeKeyed(19);
   const std::string path = dir.File("k19.key-image");
   WriteKeyImage(k.pk, path, kSource);
-  const KeyImageStream image(path, kSource);
+  const auto image = std::make_shared<const KeyImageStream>(path, kSource);
   gpu.PrepareKeyImageBuffers(2);  // warming starts; the load below does not wait for it
   ExpectImageProofEqualsCpu(gpu, k, image, 2, rng, "2 threads, beside the warming");
   ExpectImageProofEqualsCpu(gpu, k, image, 3, rng, "3 threads, a fresh uploader");
@@ -141,8 +142,8 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
   WriteKeyImage(k.pk, path, kSource);
   {
     CudaBackend small({.resident_bases_bytes = 0});
-    const KeyImageStream image(path, kSource);
-    const ProvingKey shell = image.Shell();
+    const auto image = std::make_shared<const KeyImageStream>(path, kSource);
+    const ProvingKey shell = image->Shell();
     bool asked = false;
     EXPECT_FALSE(small.LoadKeyImage(shell, image, 0, 2, [&] {
       asked = true;
@@ -159,8 +160,8 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
   bytes.at(h.offset + h.bytes / 3) ^= 0x01;
   test::WriteAll(path, bytes);
   CudaBackend gpu;
-  const KeyImageStream image(path, kSource);
-  const ProvingKey shell = image.Shell();
+  const auto image = std::make_shared<const KeyImageStream>(path, kSource);
+  const ProvingKey shell = image->Shell();
   const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
   EXPECT_THROW(gpu.LoadKeyImage(shell, image, 0, 2, [cc] { return cc; }), util::CacheError);
   EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
@@ -173,8 +174,8 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
                                        std::pair{KeySection::kBG2, uint64_t(k.pk.b_g2.size() / 2)}}) {
     WriteKeyImage(k.pk, path, kSource);
     test::SetFlagInKeyImage(path, kSource, section, index);
-    const KeyImageStream flagged(path, kSource);
-    const ProvingKey flagged_shell = flagged.Shell();
+    const auto flagged = std::make_shared<const KeyImageStream>(path, kSource);
+    const ProvingKey flagged_shell = flagged->Shell();
     try {
       gpu.LoadKeyImage(flagged_shell, flagged, 0, 2);
       ADD_FAILURE() << "a point with its flag set reached the device";
