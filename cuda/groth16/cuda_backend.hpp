@@ -39,6 +39,12 @@
 // values are summed apart from the rest (the MSM's bit-witness split,
 // cuda/msm/msm_steps.hpp).
 //
+// Early proving (CudaBackendOptions::early_proving, issue 17's cold start):
+// a key loaded from its image is proved from the moment H is resident; a
+// ProveStart while its witness sections still stream stops after msm_h,
+// queues its witness MSMs (step "deferred") and returns; they run on the
+// stream's thread when the sections land, and ProveFinish waits for them.
+//
 // Concurrency (CudaBackendOptions::lanes): each ProveStart call takes a
 // lane (its own a/b/c and z buffers, streams and evaluation scratch) for the
 // whole call, and the one MSM scratch (G1 and G2) only for its MSMs. With
@@ -123,7 +129,7 @@ struct CudaBackendOptions {
   // Tests: called on the stream's thread before the witness sections
   // stream (early_proving), so a test can start proofs while they are
   // still to come. Empty in production.
-  std::function<void()> before_witness_stream;
+  std::function<void()> before_witness_stream = nullptr;
 };
 
 // Device memory one proof needs besides the key's bases, for a key of

@@ -7,12 +7,18 @@
 // uploaded beside the key's stream (taken by Prepare, or dropped by a
 // Prepare given another copy); a device without room refuses and keeps
 // nothing; a damaged image (a digest, or a point's flag byte, which only the
-// device checks) is an error and keeps nothing.
+// device checks) is an error and keeps nothing. With early proving, proofs
+// started before the witness sections land equal the CPU's, and a damaged
+// witness section fails them cleanly.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cuda/groth16/cuda_backend.hpp"
 #include "engine/circuits/synthetic/synthetic_circuit.hpp"
@@ -187,6 +193,134 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
     EXPECT_FALSE(gpu.HoldsOnDevice(flagged_shell, nullptr));
     EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
   }
+}
+
+// gpus.early_proving: LoadKeyImage returns once H is resident, the witness
+// sections stream behind it (held here by before_witness_stream until the
+// proofs have started). Proofs started meanwhile run their H part, defer
+// their witness MSMs and wait in ProveFinish; once the sections land they
+// finish, equal to the CPU's proofs; a proof after the landing runs
+// straight through. ForgetKey waits for the stream.
+TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  const Keyed k = MakeKeyed(19);  // several chunks a section
+  const std::string path = dir.File("k.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  CudaBackend gpu({.lanes = 2, .early_proving = true, .before_witness_stream = [released] { released.wait(); }});
+  auto image = std::make_shared<const KeyImageStream>(path, kSource);
+  ProvingKey shell = image->Shell();
+  BindCircuit(shell, k.circuit);
+  const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
+  std::promise<CudaBackend::Landed> landed;
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), cc->Bytes(), 3, [cc] { return cc; },
+                               [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }));
+  EXPECT_EQ(gpu.Stats().keys_landing, 1u) << "the witness sections are still to come";
+  EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr)) << "streaming: proofs never read the host's points";
+  gpu.Prepare(shell, &k.circuit, cc.get());
+
+  constexpr int kEarly = 3;
+  CpuBackend cpu;
+  struct Case {
+    r1cs::Assignment z;
+    ff::Fr r, s;
+    std::vector<uint8_t> want;
+  };
+  std::vector<Case> cases;
+  for (int i = 0; i < kEarly + 1; ++i) {
+    Case c{synthetic::Witness(k.params, rng()), ff::Fr::Random(rng), ff::Fr::Random(rng), {}};
+    const ProofBytes want = EncodeProof(ProveWithRandomness(cpu, k.pk, k.circuit, c.z, c.r, c.s));
+    c.want.assign(want.begin(), want.end());
+    cases.push_back(std::move(c));
+  }
+  std::vector<std::future<ProofBytes>> early;
+  for (int i = 0; i < kEarly; ++i) {
+    early.push_back(std::async(std::launch::async, [&, i] {
+      return EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, cases[i].z, cases[i].r, cases[i].s,
+                                             {.witness_only = true}));
+    }));
+  }
+  // Each proof defers once its H part is done (no sleep decides it: the
+  // stream cannot start before the release below).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (gpu.Stats().deferred_proofs < kEarly && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "every early proof left its witness MSMs queued";
+  for (auto& f : early)
+    EXPECT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::timeout) << "no proof finishes before the landing";
+  release.set_value();
+  for (int i = 0; i < kEarly; ++i) {
+    const ProofBytes got = early[i].get();
+    EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), cases[i].want) << "early proof " << i;
+  }
+  const CudaBackend::Landed l = landed.get_future().get();
+  EXPECT_FALSE(l.error);
+  EXPECT_EQ(l.deferred, uint64_t(kEarly));
+  EXPECT_EQ(l.bytes, (k.pk.l.size() + k.pk.a.size() + k.pk.b_g1.size()) * sizeof(ec::G1Affine) +
+                         k.pk.b_g2.size() * sizeof(ec::G2Affine));
+  EXPECT_EQ(gpu.Stats().keys_landing, 0u);
+  const Case& after = cases[kEarly];
+  const ProofBytes got = EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, after.z, after.r, after.s,
+                                                         {.witness_only = true}));
+  EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), after.want) << "the proof after the landing";
+  EXPECT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "after the landing nothing defers";
+  gpu.ForgetKey(shell);
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+}
+
+// A witness section damaged (its digest fails while it streams behind the
+// call): the deferred proof gets the image's error (not a hang, not a wrong
+// proof), every later ProveStart with the key refuses naming it, the key
+// no longer counts as held, on_landed reports it, and ForgetKey frees it.
+TEST(KeyImageGpuTest, EarlyProvingWithADamagedWitnessSectionFailsItsProofs) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  const Keyed k = MakeKeyed(12);
+  const std::string path = dir.File("k.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  std::vector<uint8_t> bytes = test::ReadAll(path);
+  const util::CacheSection b_g1 = util::CacheReader(path, kKeyImageKind, kSource).Section("b_g1");
+  bytes.at(b_g1.offset + b_g1.bytes / 2) ^= 0x01;
+  test::WriteAll(path, bytes);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  CudaBackend gpu({.early_proving = true, .before_witness_stream = [released] { released.wait(); }});
+  auto image = std::make_shared<const KeyImageStream>(path, kSource);
+  ProvingKey shell = image->Shell();
+  BindCircuit(shell, k.circuit);
+  std::promise<CudaBackend::Landed> landed;
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), 0, 2, {},
+                               [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }))
+      << "H is sound: the load returns before the damage is read";
+  gpu.Prepare(shell, &k.circuit);
+  const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+  const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+  std::future<Proof> deferred = std::async(std::launch::async, [&] {
+    return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(gpu.Stats().deferred_proofs, 1u);
+  release.set_value();
+  EXPECT_THROW(deferred.get(), util::CacheError);
+  const CudaBackend::Landed l = landed.get_future().get();
+  ASSERT_TRUE(l.error);
+  EXPECT_EQ(l.deferred, 1u);
+  EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
+  try {
+    ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
+    ADD_FAILURE() << "a proof with a key whose witness bases did not load";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not load"), std::string::npos) << e.what();
+  }
+  gpu.ForgetKey(shell);
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+  EXPECT_EQ(gpu.Stats().keys_landing, 0u);
 }
 
 }  // namespace

@@ -35,7 +35,10 @@
 # CUZK_BASE_DAEMON=PATH (with CUZK_PAIRS: each pair is instead this other
 # build's cuzk-daemon executable (a libexec/cuzk-daemon of another commit,
 # run with the bundle's lib/) then the bundle's, both with srs.preload: the
-# same machine and files for a before/after comparison).
+# same machine and files for a before/after comparison), CUZK_EARLY_PROVING
+# (default false: the daemons' [gpus] early_proving), CUZK_DROP_EARLY (with
+# CUZK_DROP_RUN=1: a list such as "false true" runs run 3 once per value,
+# each after its own page-cache drop: early proving's A/B on a cold start).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -85,6 +88,8 @@ pinned_limit = "16GiB"
 [pipeline]
 synthesis_concurrency = ${CUZK_SYNTH:-3}
 witness_only = true
+[gpus]
+early_proving = ${EARLY:-${CUZK_EARLY_PROVING:-false}}
 [srs]
 param_cache = "$params"
 cache_dir = "$cache"
@@ -199,20 +204,24 @@ for ((pair = 1; pair <= ${CUZK_PAIRS:-0}; pair++)); do
   done
 done
 if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
-  left=$((590 - ($(date +%s) - t_start)))
-  if ((left > 80)); then
-    sync
-    echo 3 >/proc/sys/vm/drop_caches
-    circuit_image=$(readlink -f "$cache"/*.circuit-image | head -1)
-    row "dd 6 GiB of the circuit image (buffered)" "-" "-" \
-      "$(dd if="$circuit_image" of=/dev/null bs=16M count=384 2>&1 | tail -1)"
-    sync
-    echo 3 >/proc/sys/vm/drop_caches
-    row "page cache dropped" "-" "-" "$(free -g | awk '/Mem:/ {print "buff/cache " $6 " GB"}')"
-    CUZK_WARM_SECTORS=0 run_daemon run3 "${CUZK_PRELOAD:-1}"
-  else
-    row "run3 (page cache dropped)" skip "-" "only ${left}s left"
-  fi
+  for early in ${CUZK_DROP_EARLY:-${CUZK_EARLY_PROVING:-false}}; do
+    tag=run3$([[ -n ${CUZK_DROP_EARLY:-} ]] && echo "-early-$early")
+    left=$((590 - ($(date +%s) - t_start)))
+    if ((left > 80)); then
+      sync
+      echo 3 >/proc/sys/vm/drop_caches
+      circuit_image=$(readlink -f "$cache"/*.circuit-image | head -1)
+      row "dd 6 GiB of the circuit image (buffered)" "-" "-" \
+        "$(dd if="$circuit_image" of=/dev/null bs=16M count=384 2>&1 | tail -1)"
+      sync
+      echo 3 >/proc/sys/vm/drop_caches
+      row "page cache dropped" "-" "-" "$(free -g | awk '/Mem:/ {print "buff/cache " $6 " GB"}')"
+      EARLY=$early CUZK_WARM_SECTORS=0 run_daemon "$tag" "${CUZK_PRELOAD:-1}"
+      grep -h 'GPU_KEY_IMAGE\|GPU_KEY_LANDED' "$OUT/daemon-$tag.log" | cut -c1-200 | sed 's/^/    /'
+    else
+      row "$tag (page cache dropped)" skip "-" "only ${left}s left"
+    fi
+  done
 fi
 ls -l "$cache" >>"$OUT/host.txt" 2>&1
 (cd "$OUT" && tar czf /tmp/all-logs.tgz --exclude=all-logs.tgz . && mv /tmp/all-logs.tgz "$OUT/")
