@@ -21,6 +21,9 @@
 #include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
 #include "engine/util/fault_in.hpp"
+#include "engine/util/page_cache.hpp"
+#include "engine/util/parallel.hpp"
+#include "engine/ec/encoding.hpp"
 
 namespace cuzk::groth16 {
 namespace {
@@ -75,6 +78,7 @@ void AddPoints(util::CacheWriter& w, std::string_view name, std::span<const Poin
 const char* SectionName(KeySection s) {
   switch (s) {
     case KeySection::kH: return "h";
+    case KeySection::kHCompressed: return "h48";
     case KeySection::kL: return "l";
     case KeySection::kA: return "a";
     case KeySection::kBG1: return "b_g1";
@@ -83,9 +87,48 @@ const char* SectionName(KeySection s) {
   return "?";
 }
 
+// kHCompressed records: x's limbs with the flags in the top two bits of the last byte.
+constexpr size_t kCompressedBytes = 48;
+constexpr uint8_t kCompressedInfinity = 0x80, kCompressedLargerY = 0x40;  // bits 383, 382
+static_assert(sizeof(ec::G1Affine{}.x) == kCompressedBytes);
+
+void AddCompressedPoints(util::CacheWriter& w, std::string_view name, std::span<const ec::G1Affine> points) {
+  w.AddSection(name, points.size() * kCompressedBytes, [&](uint64_t offset, std::span<uint8_t> out) {
+    // 48 divides the 48 MiB chunk: every chunk holds whole records. The
+    // sign takes a conversion out of Montgomery form per point: a few
+    // threads (the writer runs beside proving).
+    const uint64_t first = offset / kCompressedBytes;
+    util::ParallelFor(out.size() / kCompressedBytes, 4, [&](size_t k) {
+      const ec::G1Affine& p = points[size_t(first + k)];
+      if (p.infinity) {
+        throw std::invalid_argument("key section " + std::string(name) + " holds a point at infinity at index " +
+                                    std::to_string(first + k) + ": not imaged");
+      }
+      uint8_t* rec = out.data() + k * kCompressedBytes;
+      std::memcpy(rec, &p.x, kCompressedBytes);
+      if (rec[kCompressedBytes - 1] & (kCompressedInfinity | kCompressedLargerY)) {
+        // x < p < 2^381 in any key ReadParams returned: the flag bits are free.
+        throw std::invalid_argument("key section " + std::string(name) + " point " + std::to_string(first + k) +
+                                    " has an x that is not a field element: not imaged");
+      }
+      // The sign bit of the Zcash encoding (an independent writer of the rule).
+      if (ec::EncodeCompressed(p)[0] & ec::kFlagSort) rec[kCompressedBytes - 1] |= kCompressedLargerY;
+    });
+  });
+}
+
 // Throws unless the flag byte of every record whose flag lies in `bytes`
-// (section offset `offset`) is zero.
+// (section offset `offset`) is zero; for kHCompressed, unless no record has
+// its infinity bit set (the rest is checked where it is decompressed).
 void CheckFlags(const std::string& path, KeySection s, uint64_t offset, std::span<const uint8_t> bytes) {
+  if (s == KeySection::kHCompressed) {
+    for (uint64_t i = (offset + kCompressedBytes - 1) / kCompressedBytes;
+         (i + 1) * kCompressedBytes <= offset + bytes.size(); ++i) {
+      if (bytes[size_t((i + 1) * kCompressedBytes - 1 - offset)] & kCompressedInfinity)
+        KeyImageStream::ThrowFlagSet(path, s, i);
+    }
+    return;
+  }
   const uint64_t r = s == KeySection::kBG2 ? sizeof(ec::G2Affine) : sizeof(ec::G1Affine);
   const uint64_t flag_at = s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
   const uint64_t end = offset + bytes.size();
@@ -180,6 +223,7 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
   AddPoints<ec::G1Affine>(w, "a", pk.a);
   AddPoints<ec::G1Affine>(w, "b_g1", pk.b_g1);
   AddPoints<ec::G2Affine>(w, "b_g2", pk.b_g2);
+  AddCompressedPoints(w, SectionName(KeySection::kHCompressed), pk.h);
   w.Commit();
   return w.bytes_written();
 }
@@ -220,7 +264,8 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImage
 struct KeyImageStream::Impl {
   Impl(const std::string& path, uint64_t source) : reader(path, kKind, source) {
     meta = util::ReadRecordSection<Meta>(reader, "meta");
-    for (KeySection s : {KeySection::kH, KeySection::kL, KeySection::kA, KeySection::kBG1, KeySection::kBG2}) {
+    for (KeySection s : {KeySection::kH, KeySection::kL, KeySection::kA, KeySection::kBG1, KeySection::kBG2,
+                         KeySection::kHCompressed}) {
       const uint64_t n = Count(s), bytes = reader.Section(SectionName(s)).bytes;
       if (n > bytes / RecordBytes(s) || bytes != n * RecordBytes(s)) {
         throw util::CacheError(path + ": section " + SectionName(s) + " does not hold " + std::to_string(n) +
@@ -230,7 +275,8 @@ struct KeyImageStream::Impl {
   }
   uint64_t Count(KeySection s) const {
     switch (s) {
-      case KeySection::kH: return meta.h;
+      case KeySection::kH:
+      case KeySection::kHCompressed: return meta.h;
       case KeySection::kL: return meta.l;
       case KeySection::kA: return meta.a;
       case KeySection::kBG1:
@@ -255,6 +301,7 @@ struct KeyImageStream::Impl {
 };
 
 size_t KeyImageStream::RecordBytes(KeySection s) {
+  if (s == KeySection::kHCompressed) return kCompressedBytes;
   return s == KeySection::kBG2 ? sizeof(ec::G2Affine) : sizeof(ec::G1Affine);
 }
 size_t KeyImageStream::BufferBytes() { return size_t(util::kCacheChunkBytes); }
@@ -264,6 +311,7 @@ void KeyImageStream::ThrowFlagSet(const std::string& path, KeySection s, uint64_
                          " is not a finite point");
 }
 size_t KeyImageStream::FlagOffset(KeySection s) {
+  if (s == KeySection::kHCompressed) throw std::invalid_argument("key image section h48 has no flag byte");
   return s == KeySection::kBG2 ? kFlagAt<ec::G2Affine> : kFlagAt<ec::G1Affine>;
 }
 
@@ -273,6 +321,11 @@ KeyImageStream::~KeyImageStream() = default;
 
 uint64_t KeyImageStream::Count(KeySection section) const { return impl_->Count(section); }
 const std::string& KeyImageStream::path() const { return impl_->reader.path(); }
+
+double KeyImageStream::ResidentShare(KeySection section) const {
+  const util::CacheSection& s = impl_->reader.Section(SectionName(section));
+  return util::ResidentShare(impl_->reader.path(), s.offset, s.bytes);
+}
 
 ProvingKey KeyImageStream::Shell() const {
   ProvingKey pk;

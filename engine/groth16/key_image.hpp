@@ -30,7 +30,8 @@
 namespace cuzk::groth16 {
 
 // The cache kind of key images (util::CacheWriter): bumped with their layout.
-inline constexpr std::string_view kKeyImageKind = "groth16-key/2";
+// /3: the compressed H section (KeySection::kHCompressed) added.
+inline constexpr std::string_view kKeyImageKind = "groth16-key/3";
 
 // The identity of a .params file: XXH3 over its size, modification time
 // (ns), device and inode numbers, and the digests of its first and last MiB
@@ -76,7 +77,15 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threa
 //   groth16::KeyImageStream image(path, source);       // CacheError when stale or damaged
 //   groth16::ProvingKey shell = image.Shell();         // vk, sizes, first and last points
 //   image.Stream(groth16::KeySection::kH, threads, buffer, records);   // every H point, digests checked
-enum class KeySection { kH, kL, kA, kBG1, kBG2 };
+//
+// kHCompressed ("h48"): H's points again in 48 bytes each, for a load from
+// the disk (issue 17's cold start: 6.45 GB instead of 13.96 GB at 32 GiB),
+// decompressed on the GPU (cuda/ec/g1_compressed.hpp): x's Montgomery limbs
+// as the key holds them, little-endian, with bit 382 set when y is the
+// lexicographically larger root (Zcash's sign rule) and bit 383 (infinity)
+// never set (an image holds no point at infinity). Written with the others;
+// the full read (ReadKeyImage) and Shell() ignore it.
+enum class KeySection { kH, kL, kA, kBG1, kBG2, kHCompressed };
 
 class KeyImageStream {
  public:
@@ -85,7 +94,8 @@ class KeyImageStream {
   static size_t RecordBytes(KeySection s);
   // What Stream's buffer must hold: one chunk of the image (48 MiB).
   static size_t BufferBytes();
-  // Where a record's flag byte lies (G1 96, G2 192: right after x and y).
+  // Where a record's flag byte lies (G1 96, G2 192: right after x and y);
+  // std::invalid_argument for kHCompressed, whose flags are bits of x's top limb.
   static size_t FlagOffset(KeySection s);
   // The section's name in the image and in its errors ("h", "b_g2", ...).
   static const char* Name(KeySection s);
@@ -125,6 +135,10 @@ class KeyImageStream {
 
   uint64_t Count(KeySection section) const;
   const std::string& path() const;
+  // The share of the section's file pages in the page cache now (mincore
+  // over a mapping of its range, nothing read): ~1 once it was read
+  // recently, ~0 after a drop. 0 when it cannot be told.
+  double ResidentShare(KeySection section) const;
 
   ~KeyImageStream();
   KeyImageStream(const KeyImageStream&) = delete;

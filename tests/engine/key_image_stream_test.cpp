@@ -10,6 +10,7 @@
 // the GPU does). The device is emulated (tests/support/emulated_device.hpp).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -17,6 +18,7 @@
 
 #include "engine/groth16/key_image.hpp"
 #include "engine/util/cache_file.hpp"
+#include "engine/util/page_cache.hpp"
 #include "tests/support/emulated_device.hpp"
 #include "tests/support/key_image_flag.hpp"
 #include "tests/support/temp_files.hpp"
@@ -33,14 +35,17 @@ using test::TempDir;
 constexpr uint64_t kSource = 0x5eed0001;
 
 // Points with random limbs (an image does not check the curve: the .params
-// reader did, before any image was made). Not at infinity.
+// reader did, before any image was made), each coordinate's top limb below
+// 2^60, so below p as a field element is (the compressed H section keeps
+// its flags in x's top bits, and its root flag compares y with -y). Not at
+// infinity.
 template <class Point>
 void FillRandom(util::OverwriteVector<Point>& v, size_t n, std::mt19937_64& rng) {
   v.resize(n);
   for (Point& p : v) {
     std::memset(&p, 0, sizeof p);
     auto* words = reinterpret_cast<uint64_t*>(&p);
-    for (size_t w = 0; w < (sizeof p.x + sizeof p.y) / 8; ++w) words[w] = rng();
+    for (size_t w = 0; w < (sizeof p.x + sizeof p.y) / 8; ++w) words[w] = w % 6 == 5 ? rng() >> 4 : rng();
     p.infinity = false;
   }
 }
@@ -127,14 +132,71 @@ TEST(KeyImageStream, DamageStalenessAndSmallBuffersAreErrors) {
   // One byte of H flipped past the first chunk (a digest mismatch once every
   // chunk was handed over: the caller discards what it got).
   std::vector<uint8_t> bytes = test::ReadAll(path);
-  const size_t at = bytes.size() - pk.b_g2.size() * sizeof(ec::G2Affine) - pk.b_g1.size() * sizeof(ec::G1Affine) -
-                    pk.a.size() * sizeof(ec::G1Affine) - pk.l.size() * sizeof(ec::G1Affine) - 5 * 4096 -
-                    1000;  // below the section paddings
-  bytes.at(at) ^= 0x10;
+  const util::CacheSection h = util::CacheReader(path, groth16::kKeyImageKind, kSource).Section("h");
+  bytes.at(h.offset + h.bytes - 1000) ^= 0x10;
   test::WriteAll(path, bytes);
   const KeyImageStream image(path, kSource);
   EXPECT_THROW(test::StreamToEmulatedDevice(image, KeySection::kH, 2), util::CacheError);
   EXPECT_NO_THROW(test::StreamToEmulatedDevice(image, KeySection::kBG2, 2)) << "the other sections are intact";
+}
+
+// The compressed H section (KeySection::kHCompressed): one 48-byte record
+// per H point, every one once across workers, holding x's limbs and, in bit
+// 382, whether y is the larger root (checked here against y and -y as
+// canonical integers, not through the writer's encoding); bit 383 clear.
+// A record with bit 383 set is refused by the host's check, passed on with
+// kByCaller. The share of its pages in the page cache once read is 1.
+TEST(KeyImageStream, CompressedHHoldsXAndTheRootOfEveryPoint) {
+  std::mt19937_64 rng = test::SeededRng();
+  const groth16::ProvingKey pk = BigKey(rng, 1.3, 0.1);
+  TempDir dir("cuzk-key-stream-");
+  const std::string path = dir.File("k.key-image");
+  groth16::WriteKeyImage(pk, path, kSource);
+  const KeyImageStream image(path, kSource);
+  ASSERT_EQ(image.Count(KeySection::kHCompressed), pk.h.size());
+  const auto larger = [](const ff::Fp& y) {
+    const auto a = y.ToCanonical(), b = (-y).ToCanonical();
+    for (int i = 5; i >= 0; --i)
+      if (a[i] != b[i]) return a[i] > b[i];
+    return false;
+  };
+  for (unsigned workers : {1u, 3u}) {
+    const test::EmulatedSection d = test::StreamToEmulatedDevice(image, KeySection::kHCompressed, workers);
+    ASSERT_EQ(d.writes.size(), pk.h.size());
+    for (size_t i = 0; i < pk.h.size(); ++i) {
+      ASSERT_EQ(d.writes[i], 1u) << "record " << i;
+      const uint8_t* rec = d.bytes.data() + i * 48;
+      uint8_t x[48];
+      std::memcpy(x, &pk.h[i].x, 48);
+      ASSERT_EQ(std::memcmp(rec, x, 47), 0) << "record " << i;
+      ASSERT_EQ(rec[47] & 0x3f, x[47]) << "record " << i;
+      ASSERT_EQ((rec[47] & 0x40) != 0, larger(pk.h[i].y)) << "record " << i;
+      ASSERT_EQ(rec[47] & 0x80, 0) << "record " << i;
+    }
+  }
+  EXPECT_GE(image.ResidentShare(KeySection::kHCompressed), 0.99) << "just read";
+  EXPECT_EQ(util::ResidentShare(dir.File("absent"), 0, 4096), 0.0);
+  EXPECT_EQ(util::ResidentShare(path, 0, 0), 0.0);
+  const uint64_t bad = pk.h.size() / 2 + rng() % (pk.h.size() / 2);
+  std::array<uint8_t, 48> infinity{};
+  infinity[47] = 0x80;
+  test::SetCompressedHRecord(path, kSource, bad, infinity);
+  const KeyImageStream flagged(path, kSource);
+  try {
+    test::StreamToEmulatedDevice(flagged, KeySection::kHCompressed, 2);
+    ADD_FAILURE() << "a compressed record with its infinity bit set was streamed";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find("section h48 point " + std::to_string(bad) + " "), std::string::npos)
+        << e.what();
+  }
+  std::vector<uint8_t> buffer(KeyImageStream::BufferBytes());
+  uint64_t seen = 0;
+  EXPECT_NO_THROW(flagged.Stream(
+      KeySection::kHCompressed, 1, [&](unsigned) { return std::span<uint8_t>(buffer); },
+      [&](unsigned, uint64_t, std::span<const uint8_t> records) { seen += records.size() / 48; },
+      KeyImageStream::FlagCheck::kByCaller));
+  EXPECT_EQ(seen, pk.h.size());
+  EXPECT_THROW(KeyImageStream::FlagOffset(KeySection::kHCompressed), std::invalid_argument);
 }
 
 // A point whose flag byte is set, in an image whose digests all match: the

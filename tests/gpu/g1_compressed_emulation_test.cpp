@@ -1,14 +1,20 @@
 // G1 records of 48 bytes (cuda/ec/g1_compressed.hpp) through the host build
 // of the device decompression: every random point comes back exactly, its
 // root flag agrees with the engine's Zcash encoding (an independent writer
-// of the same sign rule), and records that are not points' are refused.
+// of the same sign rule), and records that are not points' are refused; the
+// key image's compressed H section (written by the engine, not by
+// CompressG1ForDevice) decompresses to the key's H points.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "cuda/ec/g1_compressed.hpp"
 #include "engine/ec/encoding.hpp"
 #include "engine/ec/g1.hpp"
+#include "engine/groth16/key_image.hpp"
+#include "tests/support/emulated_device.hpp"
+#include "tests/support/temp_files.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::cuda {
@@ -36,6 +42,39 @@ TEST(G1CompressedEmulationTest, PointsComeBackAndTheRootFlagIsZcashs) {
       ASSERT_TRUE(DecompressG1(negated, got));
       EXPECT_EQ(Back(got), -p);
     }
+  }
+}
+
+// The writer of the image (engine/groth16/key_image.cpp) and this reader
+// (the device's DecompressG1, run on the host) agree: every record of the
+// "h48" section, streamed as the GPU's uploader streams it, is the point of H
+// at its index, and the same bytes CompressG1ForDevice makes.
+TEST(G1CompressedEmulationTest, TheKeyImagesCompressedHDecompressesToTheKeysH) {
+  auto rng = test::SeededRng();
+  groth16::ProvingKey pk;
+  pk.h_form = groth16::HQueryForm::kBellperson;
+  pk.h.resize(1000);
+  for (auto& p : pk.h) p = (ec::G1Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine();
+  pk.h[7] = -pk.h[3];  // both roots of one x
+  pk.l.resize(2);
+  for (auto& p : pk.l) p = ec::G1Affine::Generator();
+  pk.vk.ic.assign(2, ec::G1Affine::Generator());
+  pk.vk.alpha_g1 = pk.vk.beta_g1 = pk.vk.delta_g1 = ec::G1Affine::Generator();
+  pk.vk.beta_g2 = pk.vk.gamma_g2 = pk.vk.delta_g2 = ec::G2Affine::Generator();
+  test::TempDir dir("cuzk-h48-");
+  const std::string path = dir.File("k.key-image");
+  groth16::WriteKeyImage(pk, path, 42);
+  const groth16::KeyImageStream image(path, 42);
+  const test::EmulatedSection d = test::StreamToEmulatedDevice(image, groth16::KeySection::kHCompressed, 2);
+  ASSERT_EQ(d.writes.size(), pk.h.size());
+  for (size_t i = 0; i < pk.h.size(); ++i) {
+    CompressedG1 c;
+    std::memcpy(&c, d.bytes.data() + i * sizeof c, sizeof c);
+    const CompressedG1 want = CompressG1ForDevice(pk.h[i]);
+    EXPECT_EQ(std::memcmp(&c, &want, sizeof c), 0) << "record " << i;
+    AffinePoint<Fp> got;
+    ASSERT_TRUE(DecompressG1(c, got)) << "record " << i;
+    EXPECT_EQ(Back(got), pk.h[i]) << "record " << i;
   }
 }
 

@@ -24,8 +24,12 @@ struct EmulatedSection {
   std::vector<uint32_t> writes;  // how often each index was written
 };
 
-// x and y of a point on the device: 96 bytes in G1, 192 in G2.
-inline size_t DeviceRecordBytes(groth16::KeySection s) { return s == groth16::KeySection::kBG2 ? 192 : 96; }
+// x and y of a point on the device: 96 bytes in G1, 192 in G2; the
+// compressed H section's records as they are (48 bytes, decompressed there).
+inline size_t DeviceRecordBytes(groth16::KeySection s) {
+  if (s == groth16::KeySection::kHCompressed) return 48;
+  return s == groth16::KeySection::kBG2 ? 192 : 96;
+}
 
 // Streams `section` with `workers` reading threads, each with a buffer of
 // its own, and checks that every batch of records lies in the buffer its
