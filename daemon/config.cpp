@@ -236,7 +236,8 @@ Schema MakeSchema(Config& c) {
         {"gpu_workers_per_device", Integer(c.gpus.gpu_workers_per_device, 1)},
         {"gpu_threads", Integer(c.gpus.gpu_threads)},
         {"shifted_h_bases", Bool(c.gpus.shifted_h_bases)},
-        {"early_proving", Bool(c.gpus.early_proving)}}},
+        {"early_proving", Bool(c.gpus.early_proving)},
+        {"compressed_h", OneOf(c.gpus.compressed_h, {"auto", "never", "always"})}}},
       {"scheduler",
        {{"max_batch_size", Integer(c.scheduler.max_batch_size, 1)},
         {"max_batch_wait_ms", Integer(c.scheduler.max_batch_wait_ms)}}},
@@ -338,6 +339,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   r.workers_per_device = c.gpus.gpu_workers_per_device;
   r.shifted_h_bases = c.gpus.shifted_h_bases;
   r.early_proving = c.gpus.early_proving;
+  r.compressed_h = c.gpus.compressed_h;
   r.budget_bytes = c.memory.total_budget;  // nullopt = auto
   r.safety_margin = c.memory.safety_margin;
   r.pacer_target = double(c.pipeline.max_gpu_queue_depth);  // 0 = the pacer's default (8)

@@ -31,6 +31,15 @@ std::vector<std::pair<int, cuda::CudaBackend*>> CudaGpus(
     if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get())) gpus.emplace_back(device, gpu);
   return gpus;
 }
+
+// config gpus.compressed_h (checked when the config was read: one of these).
+cuda::CudaBackendOptions::CompressedH CompressedHPolicy(const std::string& name) {
+  using P = cuda::CudaBackendOptions::CompressedH;
+  if (name == "never") return P::kNever;
+  if (name == "always") return P::kAlways;
+  if (name == "auto") return P::kAuto;
+  throw std::invalid_argument("gpus.compressed_h must be auto, never or always, not \"" + name + "\"");
+}
 #endif
 
 std::string Gb(uint64_t bytes) {
@@ -82,7 +91,8 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
                                                                         .cpu_threads = options.engine_threads,
                                                                         .lanes = options.workers_per_device,
                                                                         .shifted_h = options.shifted_h_bases,
-                                                                        .early_proving = options.early_proving}));
+                                                                        .early_proving = options.early_proving,
+                                                                        .compressed_h = CompressedHPolicy(options.compressed_h)}));
   }
 #endif
   scheduler::PipelineConfig pc;
@@ -321,10 +331,11 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
         const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
         spdlog::info(
             "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},release_ms={:.0f},bytes={},gb_per_s={:.2f},"
-            "threads={},circuit_ms={:.0f},circuit_bytes={}{}",
+            "threads={},circuit_ms={:.0f},circuit_bytes={},h={}{}",
             device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms,
             after.image_release_ms - before.image_release_ms, bytes, ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads,
             after.image_circuit_ms - before.image_circuit_ms, after.image_circuit_bytes - before.image_circuit_bytes,
+            after.image_h_compressed > before.image_h_compressed ? "compressed" : "plain",
             landing ? ",witness=streaming" : "");
         return held;
       }));

@@ -1,8 +1,9 @@
 #pragma once
 // G1 points in 48 bytes for the device, and their decompression there (issue
 // 17: a key image whose H section is half the bytes on the disk;
-// docs/perf/cold-start-next.md). Not yet used by the key image: the building
-// block, with its host and GPU checks and its throughput in
+// docs/perf/cold-start-next.md): the key image's "h48" section
+// (groth16::KeySection::kHCompressed) in these records, decompressed by
+// KeyImageUploader::UploadCompressedH; its throughput in
 // `cuzk-gpu-bench decompress`.
 //
 // Record: x in the device's Montgomery form (12 little-endian 32-bit limbs,
@@ -126,9 +127,11 @@ inline CompressedG1 CompressG1ForDevice(const ec::G1Affine& p) {
   return c;
 }
 
-// Device: out[i] = the point of in[i] for i < n; the lowest index of a record
-// that is not a point's (or n) in *first_bad (set it to n before), on `stream`.
+// Device: out[i] = the point of in[i] for i < n; the lowest index_base + i
+// of a record that is not a point's goes to *first_bad (atomicMin: set it
+// above every index before), on `stream`. index_base: the records' place in
+// a larger array decompressed in pieces (the key image's chunks).
 void LaunchDecompressG1(size_t n, const CompressedG1* in, AffinePoint<Fp>* out, unsigned long long* first_bad,
-                        cudaStream_t stream);
+                        cudaStream_t stream, uint64_t index_base = 0);
 
 }  // namespace cuzk::cuda

@@ -9,23 +9,24 @@ namespace {
 constexpr unsigned kBlock = 128;
 
 __global__ void __launch_bounds__(kBlock)
-    DecompressG1Kernel(size_t n, const CompressedG1* in, AffinePoint<Fp>* out, unsigned long long* first_bad) {
+    DecompressG1Kernel(size_t n, const CompressedG1* in, AffinePoint<Fp>* out, unsigned long long* first_bad,
+                       uint64_t index_base) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   AffinePoint<Fp> p;
   if (DecompressG1(pippenger::LoadPoint(in + i), p)) {
     pippenger::StorePoint(out + i, p);
   } else {
-    atomicMin(first_bad, static_cast<unsigned long long>(i));
+    atomicMin(first_bad, static_cast<unsigned long long>(index_base + i));
   }
 }
 
 }  // namespace
 
 void LaunchDecompressG1(size_t n, const CompressedG1* in, AffinePoint<Fp>* out, unsigned long long* first_bad,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, uint64_t index_base) {
   if (n == 0) return;
-  DecompressG1Kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(n, in, out, first_bad);
+  DecompressG1Kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(n, in, out, first_bad, index_base);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -1104,6 +1104,16 @@ void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& 
     up.Upload(image, groth16::KeySection::kBG2, key.b_g2->device->mutable_data(), sizeof(G2Point));
 }
 
+// Whether LoadKeyImage reads H in its compressed form (CudaBackendOptions::
+// compressed_h): kAuto when less than half of the uncompressed section is
+// in the page cache (mincore: ~1 after a recent read, ~0 after a drop).
+bool ReadCompressedH(CudaBackendOptions::CompressedH policy, const groth16::KeyImageStream& image) {
+  using Policy = CudaBackendOptions::CompressedH;
+  if (policy == Policy::kNever) return false;
+  if (policy == Policy::kAlways) return true;
+  return image.ResidentShare(groth16::KeySection::kH) < 0.5;
+}
+
 // The image bytes of those sections (records as the image holds them).
 uint64_t WitnessImageBytes(const ProvingKey& pk) {
   return (pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) + pk.b_g2.size() * sizeof(ec::G2Affine);
@@ -1162,6 +1172,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
   size_t staged_bytes = 0;
   std::shared_ptr<KeyImageUploader> up;
   const bool early = impl_->options.early_proving;
+  const bool compressed_h = ReadCompressedH(impl_->options.compressed_h, image);
   try {
     up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
     // Every buffer made before the stream starts (what the warming thread
@@ -1178,7 +1189,13 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
     key = std::make_unique<ResidentKey>(
         pk, g1(pk.h), g1(pk.l), g1(pk.a), g1(pk.b_g1),
         SectionBases<G2Gpu>(pk.b_g2, DeviceBases<G2Gpu>(pk.b_g2.size(), DeviceBases<G2Gpu>::Unfilled{})));
-    if (!pk.h.empty()) up->Upload(image, groth16::KeySection::kH, key->h.device->mutable_data(), sizeof(G1Point));
+    if (!pk.h.empty()) {
+      if (compressed_h) {
+        up->UploadCompressedH(image, key->h.device->mutable_data());
+      } else {
+        up->Upload(image, groth16::KeySection::kH, key->h.device->mutable_data(), sizeof(G1Point));
+      }
+    }
     if (!early) StreamWitnessSections(*up, image, *key);
     buffers_ms = up->alloc_ms();
     key->staged = stager.Take();
@@ -1190,7 +1207,9 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
   } catch (const std::bad_alloc&) {
     return false;  // no host memory for the staging (RegisteredBuffer's mmap): the usual way, as above
   }
-  const uint64_t h_bytes = pk.h.size() * sizeof(ec::G1Affine), witness_bytes = WitnessImageBytes(pk);
+  const uint64_t h_bytes = pk.h.size() * groth16::KeyImageStream::RecordBytes(
+                                             compressed_h ? groth16::KeySection::kHCompressed : groth16::KeySection::kH),
+                 witness_bytes = WitnessImageBytes(pk);
   std::shared_ptr<Landing> landing;
   if (early) {
     // The witness sections stream on behind this call (the uploader and the
@@ -1258,6 +1277,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
     impl_->stats.image_bases_ms += ms;
     impl_->stats.image_circuit_ms += stager.ms();
     impl_->stats.image_circuit_bytes += staged_bytes;
+    if (compressed_h) ++impl_->stats.image_h_compressed;
   }
   if (!early && on_landed) on_landed({.ms = ms, .bytes = h_bytes + witness_bytes, .deferred = 0, .error = nullptr});
   return true;

@@ -126,6 +126,13 @@ struct CudaBackendOptions {
   // proofs and every later ProveStart with the key, until ForgetKey. Off by
   // default until timed on the H200 (built in a session without a GPU).
   bool early_proving = false;
+  // Which form of H LoadKeyImage reads (the key image holds both: 104-byte
+  // records, and 48-byte compressed ones the GPU decompresses, a square
+  // root a point: 6.45 GB instead of 13.96 GB at 32 GiB). kAuto: the
+  // compressed one unless the other is in the page cache (a warm start
+  // reads memory, where the square roots would only add GPU time).
+  enum class CompressedH { kAuto, kNever, kAlways };
+  CompressedH compressed_h = CompressedH::kAuto;
   // Tests: called on the stream's thread before the witness sections
   // stream (early_proving), so a test can start proofs while they are
   // still to come. Empty in production.
@@ -197,6 +204,7 @@ struct CudaBackendStats {
   uint32_t keys_landing = 0;
   uint64_t deferred_proofs = 0;
   double image_landing_ms = 0;
+  uint64_t image_h_compressed = 0;  // LoadKeyImage calls that read H in its compressed form
 };
 
 class CudaBackend final : public groth16::Backend {

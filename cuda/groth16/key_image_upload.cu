@@ -7,12 +7,15 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "cuda/ec/g1_compressed.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_buffer.hpp"
 #include "cuda/runtime/registered_buffer.hpp"
+#include "engine/util/cache_file.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -116,19 +119,50 @@ void KeyImageUploader::Warm() {
 void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
                               size_t device_record_bytes) {
   const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
-  if (device_record_bytes % 8 != 0 || device_record_bytes >= in_bytes || in_bytes % 8 != 0) {
+  if (section == groth16::KeySection::kHCompressed || device_record_bytes % 8 != 0 || device_record_bytes >= in_bytes ||
+      in_bytes % 8 != 0) {
     throw std::invalid_argument("KeyImageUploader: device records must be a multiple of 8 below the image's");
   }
   if (groth16::KeyImageStream::FlagOffset(section) != device_record_bytes) {
     throw std::invalid_argument("KeyImageUploader: device records must end where the image's flag byte lies");
   }
   const unsigned in_words = unsigned(in_bytes / 8), out_words = unsigned(device_record_bytes / 8);
-  constexpr unsigned long long kNone = ~0ull;
   auto* out = static_cast<uint64_t*>(dest);
+  unsigned long long* bad = impl_->bad.data();
+  const unsigned long long first_bad =
+      StreamChunks(image, section, [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
+        const unsigned threads = 256;
+        const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
+        RepackRecords<<<unsigned(blocks), threads, 0, stream>>>(reinterpret_cast<const uint64_t*>(records),
+                                                                out + first * out_words, n, in_words, out_words, first,
+                                                                bad);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+      });
+  if (first_bad != kNoBadRecord) groth16::KeyImageStream::ThrowFlagSet(image.path(), section, first_bad);
+}
+
+void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest) {
+  using groth16::KeySection;
+  unsigned long long* bad = impl_->bad.data();
+  const unsigned long long first_bad =
+      StreamChunks(image, KeySection::kHCompressed,
+                   [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
+                     LaunchDecompressG1(n, reinterpret_cast<const CompressedG1*>(records), dest + first, bad, stream,
+                                        first);
+                   });
+  if (first_bad != kNoBadRecord) {
+    throw util::CacheError(image.path() + ": section " + groth16::KeyImageStream::Name(KeySection::kHCompressed) +
+                           " point " + std::to_string(first_bad) + " is not a point of G1");
+  }
+}
+
+unsigned long long KeyImageUploader::StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
+                                                  const ChunkKernel& kernel) {
+  const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
   auto& workers = impl_->workers;
-  // The flag word reset on a worker's own stream and waited for: the legacy
-  // stream would wait for (and be waited on by) other threads' copies, such
-  // as the compact circuit's upload beside the stream.
+  // The bad-record word reset on a worker's own stream and waited for: the
+  // legacy stream would wait for (and be waited on by) other threads'
+  // copies, such as the compact circuit's upload beside the stream.
   CUZK_CUDA_CHECK(cudaSetDevice(impl_->device));
   CUZK_CUDA_CHECK(cudaMemsetAsync(impl_->bad.data(), 0xff, sizeof(unsigned long long), workers[0]->stream.get()));
   workers[0]->stream.Synchronize();
@@ -149,15 +183,9 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
     CUZK_CUDA_CHECK(cudaSetDevice(device));
     Impl::Worker& w = *workers.at(id);
     Impl::Slot& slot = w.slots[w.current];
-    const size_t n = bytes.size() / in_bytes;
     CUZK_CUDA_CHECK(
         cudaMemcpyAsync(slot.device.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, w.stream.get()));
-    const unsigned threads = 256;
-    const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
-    RepackRecords<<<unsigned(blocks), threads, 0, w.stream.get()>>>(
-        reinterpret_cast<const uint64_t*>(slot.device.data()), out + first * out_words, n, in_words, out_words, first,
-        impl_->bad.data());
-    CUZK_CUDA_CHECK(cudaGetLastError());
+    kernel(w.stream.get(), slot.device.data(), bytes.size() / in_bytes, first);
     slot.done.Record(w.stream.get());
     slot.used = true;
   };
@@ -170,11 +198,11 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   // Every copy done before the buffers are reused or freed, failed or not.
   for (auto& w : workers) w->stream.Synchronize();
   if (failed) std::rethrow_exception(failed);
-  unsigned long long bad = kNone;
+  unsigned long long bad = kNoBadRecord;
   CUZK_CUDA_CHECK(
       cudaMemcpyAsync(&bad, impl_->bad.data(), sizeof bad, cudaMemcpyDeviceToHost, workers[0]->stream.get()));
   workers[0]->stream.Synchronize();
-  if (bad != kNone) groth16::KeyImageStream::ThrowFlagSet(image.path(), section, bad);
+  return bad;
 }
 
 }  // namespace cuzk::cuda

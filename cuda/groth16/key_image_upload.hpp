@@ -24,11 +24,16 @@
 // reading thread whose pair is not made yet makes it itself. Page-locking
 // blocks other threads' CUDA calls, so buffers made while others stream slow
 // the stream (measured: see CudaBackend::LoadKeyImage).
+#include <cuda_runtime_api.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
+#include "cuda/ec/point.hpp"
+#include "cuda/ff/fp.hpp"
 #include "engine/groth16/key_image.hpp"
 
 namespace cuzk::cuda {
@@ -50,6 +55,15 @@ class KeyImageUploader {
   void Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
               size_t device_record_bytes);
 
+  // The compressed H section (groth16::KeySection::kHCompressed, 48 bytes a
+  // point) into dest (device memory for image.Count(kHCompressed) affine
+  // points): each chunk's records copied as they are and decompressed there
+  // (LaunchDecompressG1: a square root a point), digests checked;
+  // util::CacheError naming the first record that is not a point of G1
+  // (dest then holds garbage). Half the bytes of Upload(kH) to read, for a
+  // load from the disk. Returns when the device is done.
+  void UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest);
+
   // Makes every worker's buffers not made yet, on up to 8 threads, until
   // done or StopWarming(); thread-safe with Upload. Allocation failures end
   // it quietly (the worker that needs the buffers reports them).
@@ -63,6 +77,15 @@ class KeyImageUploader {
 
  private:
   struct Impl;
+  // The section's chunks into the workers' device buffers, kernel(stream,
+  // records on the device, count, index of the first) run on each as it
+  // lands; returns the bad-record word (kNoBadRecord when no kernel set it)
+  // once every chunk is done.
+  using ChunkKernel = std::function<void(cudaStream_t, const uint8_t*, size_t, uint64_t)>;
+  static constexpr unsigned long long kNoBadRecord = ~0ull;
+  unsigned long long StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
+                                  const ChunkKernel& kernel);
+
   std::unique_ptr<Impl> impl_;
   std::atomic<uint64_t> alloc_us_{0};
   std::atomic<bool> stop_warming_{false};

@@ -12,6 +12,7 @@
 // witness section fails them cleanly.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -193,6 +194,50 @@ TEST(KeyImageGpuTest, NoRoomOrADamagedImageKeepsNothing) {
     EXPECT_FALSE(gpu.HoldsOnDevice(flagged_shell, nullptr));
     EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
   }
+}
+
+// H read in its compressed form (48-byte records decompressed on the GPU,
+// CudaBackendOptions::compressed_h = kAlways): the proof is still the CPU's,
+// over one chunk and several; kNever reads the plain records. A compressed
+// record that is not a point (x above p, digests made anew) is refused
+// naming it, and nothing is kept.
+TEST(KeyImageGpuTest, CompressedHGivesTheCpuProofAndABadRecordIsRefused) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  using Policy = CudaBackendOptions::CompressedH;
+  for (unsigned log_size : {10u, 19u}) {
+    const Keyed k = MakeKeyed(log_size);
+    const std::string path = dir.File("k" + std::to_string(log_size) + ".key-image");
+    WriteKeyImage(k.pk, path, kSource);
+    const auto image = std::make_shared<const KeyImageStream>(path, kSource);
+    for (Policy policy : {Policy::kAlways, Policy::kNever}) {
+      CudaBackend gpu({.compressed_h = policy});
+      const std::string what = "2^" + std::to_string(log_size) + (policy == Policy::kAlways ? ", compressed H" : ", plain H");
+      ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, what);
+      EXPECT_EQ(gpu.Stats().image_h_compressed, policy == Policy::kAlways ? 1u : 0u) << what;
+    }
+  }
+  const Keyed k = MakeKeyed(12);
+  const std::string path = dir.File("bad.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  const uint64_t bad = k.pk.h.size() / 2;
+  std::array<uint8_t, 48> above_p;
+  above_p.fill(0xff);
+  above_p[47] = 0x3f;  // no flags; x = 2^382 - 1 > p
+  test::SetCompressedHRecord(path, kSource, bad, above_p);
+  CudaBackend gpu({.compressed_h = Policy::kAlways});
+  const auto image = std::make_shared<const KeyImageStream>(path, kSource);
+  const ProvingKey shell = image->Shell();
+  try {
+    gpu.LoadKeyImage(shell, image, 0, 2);
+    ADD_FAILURE() << "a compressed record that is not a point reached the device";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find("section h48 point " + std::to_string(bad) + " "), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
 }
 
 // gpus.early_proving: LoadKeyImage returns once H is resident, the witness
