@@ -76,9 +76,10 @@ struct RunnerOptions {
   // gpus.early_proving).
   bool early_proving = false;
   // Which form of H a key image load reads: "auto" (compressed unless the
-  // uncompressed one is in the page cache), "never", "always"
-  // (cuda::CudaBackendOptions::compressed_h; config gpus.compressed_h).
-  std::string compressed_h = "auto";
+  // uncompressed one is in the page cache), "never" (the default until
+  // timed), "always" (cuda::CudaBackendOptions::compressed_h; config
+  // gpus.compressed_h).
+  std::string compressed_h = "never";
   unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the

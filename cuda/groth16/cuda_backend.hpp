@@ -130,9 +130,10 @@ struct CudaBackendOptions {
   // records, and 48-byte compressed ones the GPU decompresses, a square
   // root a point: 6.45 GB instead of 13.96 GB at 32 GiB). kAuto: the
   // compressed one unless the other is in the page cache (a warm start
-  // reads memory, where the square roots would only add GPU time).
+  // reads memory, where the square roots would only add GPU time). kNever
+  // by default until the path is run on the H200 (built without a GPU).
   enum class CompressedH { kAuto, kNever, kAlways };
-  CompressedH compressed_h = CompressedH::kAuto;
+  CompressedH compressed_h = CompressedH::kNever;
   // Tests: called on the stream's thread before the witness sections
   // stream (early_proving), so a test can start proofs while they are
   // still to come. Empty in production.

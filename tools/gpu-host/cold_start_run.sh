@@ -36,9 +36,11 @@
 # build's cuzk-daemon executable (a libexec/cuzk-daemon of another commit,
 # run with the bundle's lib/) then the bundle's, both with srs.preload: the
 # same machine and files for a before/after comparison), CUZK_EARLY_PROVING
-# (default false: the daemons' [gpus] early_proving), CUZK_DROP_EARLY (with
-# CUZK_DROP_RUN=1: a list such as "false true" runs run 3 once per value,
-# each after its own page-cache drop: early proving's A/B on a cold start).
+# (default false: the daemons' [gpus] early_proving), CUZK_COMPRESSED_H
+# (default never: their [gpus] compressed_h), CUZK_DROP_VARIANTS (with
+# CUZK_DROP_RUN=1: a list of EARLY:COMPRESSED pairs such as
+# "false:never true:never true:auto" runs run 3 once per pair, each after its
+# own page-cache drop: the cold start's A/B).
 set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
@@ -90,6 +92,7 @@ synthesis_concurrency = ${CUZK_SYNTH:-3}
 witness_only = true
 [gpus]
 early_proving = ${EARLY:-${CUZK_EARLY_PROVING:-false}}
+compressed_h = "${COMPRESSED:-${CUZK_COMPRESSED_H:-never}}"
 [srs]
 param_cache = "$params"
 cache_dir = "$cache"
@@ -204,8 +207,9 @@ for ((pair = 1; pair <= ${CUZK_PAIRS:-0}; pair++)); do
   done
 done
 if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
-  for early in ${CUZK_DROP_EARLY:-${CUZK_EARLY_PROVING:-false}}; do
-    tag=run3$([[ -n ${CUZK_DROP_EARLY:-} ]] && echo "-early-$early")
+  for variant in ${CUZK_DROP_VARIANTS:-${CUZK_EARLY_PROVING:-false}:${CUZK_COMPRESSED_H:-never}}; do
+    early=${variant%%:*} compressed=${variant#*:}
+    tag=run3$([[ -n ${CUZK_DROP_VARIANTS:-} ]] && echo "-early-$early-h-$compressed")
     left=$((590 - ($(date +%s) - t_start)))
     if ((left > 80)); then
       sync
@@ -216,7 +220,7 @@ if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
       sync
       echo 3 >/proc/sys/vm/drop_caches
       row "page cache dropped" "-" "-" "$(free -g | awk '/Mem:/ {print "buff/cache " $6 " GB"}')"
-      EARLY=$early CUZK_WARM_SECTORS=0 run_daemon "$tag" "${CUZK_PRELOAD:-1}"
+      EARLY=$early COMPRESSED=$compressed CUZK_WARM_SECTORS=0 run_daemon "$tag" "${CUZK_PRELOAD:-1}"
       grep -h 'GPU_KEY_IMAGE\|GPU_KEY_LANDED' "$OUT/daemon-$tag.log" | cut -c1-200 | sed 's/^/    /'
     else
       row "$tag (page cache dropped)" skip "-" "only ${left}s left"
