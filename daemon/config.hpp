@@ -83,7 +83,8 @@ struct Config {
     uint32_t gpu_threads = 0;
     bool shifted_h_bases = false;  // H bases' window shifts on the GPU when it has room (off until timed)
     bool early_proving = false;    // prove from H resident while a key image's witness bases stream (off until timed)
-    std::string compressed_h = "never";  // "auto" | "never" | "always": a key image's H read compressed (GPU decompresses)
+    std::string compressed_h =
+        "never";  // "auto" | "never" | "always": a key image's H read compressed (GPU decompresses)
   } gpus;
   struct Scheduler {
     uint32_t max_batch_size = 1;

@@ -86,13 +86,13 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
 #ifdef CUZK_HAVE_CUDA
   for (int d : devices_) {
     // One lane per GPU worker: a worker's evaluation and NTTs run beside the other's MSMs.
-    gpu_backends_.emplace(
-        d, std::make_unique<cuda::CudaBackend>(cuda::CudaBackendOptions{.device = d,
-                                                                        .cpu_threads = options.engine_threads,
-                                                                        .lanes = options.workers_per_device,
-                                                                        .shifted_h = options.shifted_h_bases,
-                                                                        .early_proving = options.early_proving,
-                                                                        .compressed_h = CompressedHPolicy(options.compressed_h)}));
+    gpu_backends_.emplace(d, std::make_unique<cuda::CudaBackend>(
+                                 cuda::CudaBackendOptions{.device = d,
+                                                          .cpu_threads = options.engine_threads,
+                                                          .lanes = options.workers_per_device,
+                                                          .shifted_h = options.shifted_h_bases,
+                                                          .early_proving = options.early_proving,
+                                                          .compressed_h = CompressedHPolicy(options.compressed_h)}));
   }
 #endif
   scheduler::PipelineConfig pc;
@@ -321,8 +321,8 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
             if (broken) broken(l.error);
             return;
           }
-          spdlog::info("GPU_KEY_LANDED,device={},ms={:.0f},bytes={},gb_per_s={:.2f},deferred={}", device, l.ms,
-                       l.bytes, l.ms > 0 ? double(l.bytes) / l.ms / 1e6 : 0.0, l.deferred);
+          spdlog::info("GPU_KEY_LANDED,device={},ms={:.0f},bytes={},gb_per_s={:.2f},deferred={}", device, l.ms, l.bytes,
+                       l.ms > 0 ? double(l.bytes) / l.ms / 1e6 : 0.0, l.deferred);
         };
         const bool held = gpu->LoadKeyImage(shell, image, circuit_bytes, threads, compact, on_landed);
         landing = held && early;

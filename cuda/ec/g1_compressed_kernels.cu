@@ -8,9 +8,8 @@ namespace {
 
 constexpr unsigned kBlock = 128;
 
-__global__ void __launch_bounds__(kBlock)
-    DecompressG1Kernel(size_t n, const CompressedG1* in, AffinePoint<Fp>* out, unsigned long long* first_bad,
-                       uint64_t index_base) {
+__global__ void __launch_bounds__(kBlock) DecompressG1Kernel(size_t n, const CompressedG1* in, AffinePoint<Fp>* out,
+                                                             unsigned long long* first_bad, uint64_t index_base) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   AffinePoint<Fp> p;

@@ -717,7 +717,7 @@ struct CudaBackend::Impl {
     const auto t0 = std::chrono::steady_clock::now();
     const auto done = [&] {
       steps.emplace_back(name,
-                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     };
     if constexpr (std::is_void_v<decltype(fn())>) {
       fn();
@@ -815,16 +815,16 @@ struct CudaBackend::Impl {
                       const Densities& d, CudaBackendStats& st, Steps& steps, groth16::WitnessSums& out) {
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
-    out.a_sum = Timed(steps, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, d.a.get(), on_device, st); });
+    out.a_sum =
+        Timed(steps, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, d.a.get(), on_device, st); });
     out.b1_sum =
         Timed(steps, "msm_b_g1", [&] { return bases.b_g1.RunDensity(msm, z, pk.b_density, d.b.get(), on_device, st); });
     out.l_sum = Timed(steps, "msm_l", [&] {
       return bases.l.Run(msm, z + shape.num_inputs, shape.num_variables - shape.num_inputs, on_device, st);
     });
     if (!bases.b_g2) return false;
-    out.b2_sum = Timed(steps, "msm_b_g2", [&] {
-      return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, d.b.get(), on_device, st);
-    });
+    out.b2_sum = Timed(steps, "msm_b_g2",
+                       [&] { return bases.b_g2->RunDensity(gpu->msm_g2, z, pk.b_density, d.b.get(), on_device, st); });
     return true;
   }
 
@@ -853,8 +853,8 @@ struct CudaBackend::Impl {
     std::future<groth16::WitnessSums> sums = d->promise.get_future();
     bool queued = false;
     try {
-      queued = key.landing->gate.Defer({.run = [this, d] { RunDeferred(*d); },
-                                        .fail = [d](std::exception_ptr e) { d->promise.set_exception(e); }});
+      queued = key.landing->gate.Defer(
+          {.run = [this, d] { RunDeferred(*d); }, .fail = [d](std::exception_ptr e) { d->promise.set_exception(e); }});
     } catch (...) {
       input.compact_z = std::move(d->compact_z), input.assignment = std::move(d->assignment);
       throw;
@@ -905,7 +905,8 @@ struct CudaBackend::Impl {
     std::unique_lock msm_lock(msm_mu, std::defer_lock);
     Timed(sums.steps, "msm_wait", [&] { msm_lock.lock(); });
     if (!RunWitnessMsms(*d.key, *d.pk, z, d.shape, d.densities, lane.stats, sums.steps, sums))
-      throw std::logic_error("CudaBackend: a deferred proof without B_g2 on the device");  // LoadKeyImage needs it there
+      throw std::logic_error(
+          "CudaBackend: a deferred proof without B_g2 on the device");  // LoadKeyImage needs it there
     msm_lock.unlock();
     d.promise.set_value(std::move(sums));
   }
@@ -1207,8 +1208,9 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
   } catch (const std::bad_alloc&) {
     return false;  // no host memory for the staging (RegisteredBuffer's mmap): the usual way, as above
   }
-  const uint64_t h_bytes = pk.h.size() * groth16::KeyImageStream::RecordBytes(
-                                             compressed_h ? groth16::KeySection::kHCompressed : groth16::KeySection::kH),
+  const uint64_t h_bytes =
+                     pk.h.size() * groth16::KeyImageStream::RecordBytes(compressed_h ? groth16::KeySection::kHCompressed
+                                                                                     : groth16::KeySection::kH),
                  witness_bytes = WitnessImageBytes(pk);
   std::shared_ptr<Landing> landing;
   if (early) {
@@ -1222,37 +1224,37 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
       ++impl_->stats.keys_landing;  // before the thread that counts it down
     }
     std::lock_guard join_lock(landing->join_mu);
-    landing->thread = std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed,
-                                   witness_bytes]() mutable {
-      ScopedDevice on(impl->device);
-      const auto t_start = Clock::now();
-      std::exception_ptr error;
-      try {
-        if (impl->options.before_witness_stream) impl->options.before_witness_stream();
-        StreamWitnessSections(*up, *image_ptr, *k);
-      } catch (...) {
-        error = std::current_exception();
-      }
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-      const auto t_release = Clock::now();
-      up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
-      image_ptr.reset();
-      {
-        std::lock_guard lock(impl->mu);
-        --impl->stats.keys_landing;
-        impl->stats.image_landing_ms += ms;
-        impl->stats.image_release_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
-        if (!error) impl->stats.image_bases_bytes += witness_bytes;
-      }
-      const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
-      if (on_landed) {
-        try {
-          on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
-        } catch (...) {
-          // the caller's report; the landing itself is done
-        }
-      }
-    });
+    landing->thread =
+        std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed, witness_bytes]() mutable {
+          ScopedDevice on(impl->device);
+          const auto t_start = Clock::now();
+          std::exception_ptr error;
+          try {
+            if (impl->options.before_witness_stream) impl->options.before_witness_stream();
+            StreamWitnessSections(*up, *image_ptr, *k);
+          } catch (...) {
+            error = std::current_exception();
+          }
+          const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+          const auto t_release = Clock::now();
+          up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
+          image_ptr.reset();
+          {
+            std::lock_guard lock(impl->mu);
+            --impl->stats.keys_landing;
+            impl->stats.image_landing_ms += ms;
+            impl->stats.image_release_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
+            if (!error) impl->stats.image_bases_bytes += witness_bytes;
+          }
+          const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
+          if (on_landed) {
+            try {
+              on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
+            } catch (...) {
+              // the caller's report; the landing itself is done
+            }
+          }
+        });
     up.reset();  // the stream's thread holds it now
   } else {
     // Its buffers freed before the device lock goes (timed): their device
@@ -1305,8 +1307,8 @@ bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircui
   if (it == impl_->gpu->keys.end() || !(it->second->fingerprint == FingerprintOf(pk))) return false;
   const ResidentKey& key = *it->second;
   if (key.WitnessFailed()) return false;  // early_proving: its witness sections never landed
-  // Every section resident (still streaming counts: proofs never read the host's points) (a streamed one reads the host's points on every
-  // proof), B_g2 included (without it ProveFinish runs its MSM from them).
+  // Every section resident (still streaming counts: proofs never read the host's points) (a streamed one reads the
+  // host's points on every proof), B_g2 included (without it ProveFinish runs its MSM from them).
   if (!key.h.device || !key.l.device || !key.a.device || !key.b_g1.device) return false;
   if (!key.b_g2 || !key.b_g2->device) return false;
   if (circuit == nullptr) return true;
@@ -1320,7 +1322,7 @@ CudaBackendStats CudaBackend::Stats() const {
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {
-  impl_->AwaitLanding(&pk);  // its stream writes into the sections, its queued proofs read them
+  impl_->AwaitLanding(&pk);                        // its stream writes into the sections, its queued proofs read them
   std::unique_lock device_lock(impl_->device_mu);  // no ProveStart reads the key meanwhile
   std::lock_guard lock(impl_->mu);
   ScopedDevice on(impl_->device);

@@ -133,9 +133,8 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
       StreamChunks(image, section, [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
         const unsigned threads = 256;
         const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
-        RepackRecords<<<unsigned(blocks), threads, 0, stream>>>(reinterpret_cast<const uint64_t*>(records),
-                                                                out + first * out_words, n, in_words, out_words, first,
-                                                                bad);
+        RepackRecords<<<unsigned(blocks), threads, 0, stream>>>(
+            reinterpret_cast<const uint64_t*>(records), out + first * out_words, n, in_words, out_words, first, bad);
         CUZK_CUDA_CHECK(cudaGetLastError());
       });
   if (first_bad != kNoBadRecord) groth16::KeyImageStream::ThrowFlagSet(image.path(), section, first_bad);
@@ -144,12 +143,10 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
 void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest) {
   using groth16::KeySection;
   unsigned long long* bad = impl_->bad.data();
-  const unsigned long long first_bad =
-      StreamChunks(image, KeySection::kHCompressed,
-                   [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
-                     LaunchDecompressG1(n, reinterpret_cast<const CompressedG1*>(records), dest + first, bad, stream,
-                                        first);
-                   });
+  const unsigned long long first_bad = StreamChunks(
+      image, KeySection::kHCompressed, [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
+        LaunchDecompressG1(n, reinterpret_cast<const CompressedG1*>(records), dest + first, bad, stream, first);
+      });
   if (first_bad != kNoBadRecord) {
     throw util::CacheError(image.path() + ": section " + groth16::KeyImageStream::Name(KeySection::kHCompressed) +
                            " point " + std::to_string(first_bad) + " is not a point of G1");

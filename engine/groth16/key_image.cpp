@@ -17,13 +17,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/ec/encoding.hpp"
 #include "engine/groth16/params_io.hpp"
 #include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
 #include "engine/util/fault_in.hpp"
 #include "engine/util/page_cache.hpp"
 #include "engine/util/parallel.hpp"
-#include "engine/ec/encoding.hpp"
 
 namespace cuzk::groth16 {
 namespace {

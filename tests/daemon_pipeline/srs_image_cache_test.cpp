@@ -192,7 +192,7 @@ struct FakeDevices {
   enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
   std::map<groth16::KeySection, test::EmulatedSection> sections;
   std::shared_ptr<const r1cs::CompactCircuit> compact;  // what the hook's CompactSource gave
-  SrsRegistry::DevicesBroken broken;                     // the last call's (gpus.early_proving's failure report)
+  SrsRegistry::DevicesBroken broken;                    // the last call's (gpus.early_proving's failure report)
   int calls = 0;
 
   bool operator()(const groth16::ProvingKey& shell, const std::shared_ptr<const groth16::KeyImageStream>& stream,
@@ -349,11 +349,10 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   SrsRegistry srs(ParamDir(), 0, cache);
   srs.SetCompactCircuits(true);
   FakeDevices devices;
-  srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
-                          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
-                          const SrsRegistry::DevicesBroken& broken) {
-    return devices(shell, image, circuit_bytes, compact, broken);
-  });
+  srs.SetKeyToDevices(
+      [&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+          const SrsRegistry::DevicesBroken& broken) { return devices(shell, image, circuit_bytes, compact, broken); });
   SrsRegistry::Lease first = srs.Acquire("snap-2k");
   const std::shared_ptr<const LoadedParams> a = first.Get(nullptr);
   ASSERT_TRUE(a->on_devices_only);

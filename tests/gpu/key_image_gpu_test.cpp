@@ -59,8 +59,7 @@ enum class CircuitUpload { kInPrepare, kBesideTheStream, kStagedThenReplaced };
 // circuit prepared), proves a random witness there and on the CPU for the
 // same r, s, expects the same bytes and a verified proof, and forgets the key.
 void ExpectImageProofEqualsCpu(CudaBackend& gpu, const Keyed& k, std::shared_ptr<const KeyImageStream> image,
-                               unsigned threads,
-                               std::mt19937_64& rng, const std::string& what,
+                               unsigned threads, std::mt19937_64& rng, const std::string& what,
                                CircuitUpload upload = CircuitUpload::kInPrepare) {
   ProvingKey shell = image->Shell();
   BindCircuit(shell, k.circuit);
@@ -213,7 +212,8 @@ TEST(KeyImageGpuTest, CompressedHGivesTheCpuProofAndABadRecordIsRefused) {
     const auto image = std::make_shared<const KeyImageStream>(path, kSource);
     for (Policy policy : {Policy::kAlways, Policy::kNever}) {
       CudaBackend gpu({.compressed_h = policy});
-      const std::string what = "2^" + std::to_string(log_size) + (policy == Policy::kAlways ? ", compressed H" : ", plain H");
+      const std::string what =
+          "2^" + std::to_string(log_size) + (policy == Policy::kAlways ? ", compressed H" : ", plain H");
       ExpectImageProofEqualsCpu(gpu, k, image, 4, rng, what);
       EXPECT_EQ(gpu.Stats().image_h_compressed, policy == Policy::kAlways ? 1u : 0u) << what;
     }
@@ -261,8 +261,9 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   BindCircuit(shell, k.circuit);
   const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
   std::promise<CudaBackend::Landed> landed;
-  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), cc->Bytes(), 3, [cc] { return cc; },
-                               [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }));
+  ASSERT_TRUE(gpu.LoadKeyImage(
+      shell, std::move(image), cc->Bytes(), 3, [cc] { return cc; },
+      [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }));
   EXPECT_EQ(gpu.Stats().keys_landing, 1u) << "the witness sections are still to come";
   EXPECT_TRUE(gpu.HoldsOnDevice(shell, nullptr)) << "streaming: proofs never read the host's points";
   gpu.Prepare(shell, &k.circuit, cc.get());
@@ -284,8 +285,8 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   std::vector<std::future<ProofBytes>> early;
   for (int i = 0; i < kEarly; ++i) {
     early.push_back(std::async(std::launch::async, [&, i] {
-      return EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, cases[i].z, cases[i].r, cases[i].s,
-                                             {.witness_only = true}));
+      return EncodeProof(
+          ProveWithRandomness(gpu, shell, k.circuit, cases[i].z, cases[i].r, cases[i].s, {.witness_only = true}));
     }));
   }
   // Each proof defers once its H part is done (no sleep decides it: the
@@ -295,7 +296,8 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "every early proof left its witness MSMs queued";
   for (auto& f : early)
-    EXPECT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::timeout) << "no proof finishes before the landing";
+    EXPECT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+        << "no proof finishes before the landing";
   release.set_value();
   for (int i = 0; i < kEarly; ++i) {
     const ProofBytes got = early[i].get();
@@ -308,8 +310,8 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
                          k.pk.b_g2.size() * sizeof(ec::G2Affine));
   EXPECT_EQ(gpu.Stats().keys_landing, 0u);
   const Case& after = cases[kEarly];
-  const ProofBytes got = EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, after.z, after.r, after.s,
-                                                         {.witness_only = true}));
+  const ProofBytes got =
+      EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, after.z, after.r, after.s, {.witness_only = true}));
   EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), after.want) << "the proof after the landing";
   EXPECT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "after the landing nothing defers";
   gpu.ForgetKey(shell);
@@ -338,15 +340,14 @@ TEST(KeyImageGpuTest, EarlyProvingWithADamagedWitnessSectionFailsItsProofs) {
   ProvingKey shell = image->Shell();
   BindCircuit(shell, k.circuit);
   std::promise<CudaBackend::Landed> landed;
-  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), 0, 2, {},
-                               [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }))
-      << "H is sound: the load returns before the damage is read";
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), 0, 2, {}, [&landed](const CudaBackend::Landed& l) {
+    landed.set_value(l);
+  })) << "H is sound: the load returns before the damage is read";
   gpu.Prepare(shell, &k.circuit);
   const r1cs::Assignment z = synthetic::Witness(k.params, rng());
   const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
-  std::future<Proof> deferred = std::async(std::launch::async, [&] {
-    return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true});
-  });
+  std::future<Proof> deferred = std::async(
+      std::launch::async, [&] { return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true}); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

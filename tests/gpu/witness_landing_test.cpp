@@ -29,8 +29,9 @@ TEST(WitnessLandingTest, QueuedTasksRunInOrderOnTheLandingThread) {
   std::vector<int> order;
   std::vector<std::thread::id> ran_on;
   for (int i = 0; i < 5; ++i) {
-    const bool queued = landing.Defer({.run = [&, i] { order.push_back(i), ran_on.push_back(std::this_thread::get_id()); },
-                                       .fail = [](std::exception_ptr) { ADD_FAILURE() << "nothing failed"; }});
+    const bool queued =
+        landing.Defer({.run = [&, i] { order.push_back(i), ran_on.push_back(std::this_thread::get_id()); },
+                       .fail = [](std::exception_ptr) { ADD_FAILURE() << "nothing failed"; }});
     EXPECT_TRUE(queued);
   }
   EXPECT_EQ(landing.queued(), 5u);
