@@ -376,9 +376,15 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
   return out;
 }
 
-std::vector<uint8_t> PartitionWork::Finish(const scheduler::PartitionContext&,
+std::vector<uint8_t> PartitionWork::Finish(const scheduler::PartitionContext& ctx,
                                            std::unique_ptr<scheduler::StageData> pending) {
   auto& p = dynamic_cast<Pending&>(*pending);
+  if (p.pending.deferred.valid()) {
+    // Witness MSMs waiting for the key's witness bases to land on the GPU
+    // (gpus.early_proving): a cancel or a shutdown ends the wait.
+    while (p.pending.deferred.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
+      ctx.cancel.ThrowIfCancelled();
+  }
   // r, s drawn from the OS CSPRNG for this proof (bellperson's Fr::random(OsRng)), wiped on every way out.
   groth16::OsRng rng;
   struct Blinding {
@@ -398,8 +404,10 @@ bool PartitionWork::Verify(const scheduler::PartitionContext& ctx, std::span<con
   std::string why;
   const std::optional<groth16::Proof> decoded = groth16::DecodeProof(proof, &why);
   if (!decoded) throw std::runtime_error("the encoded proof does not decode: " + why);
-  // In memory: the partition's synthesis loaded them.
-  const std::shared_ptr<const LoadedParams> params = job_->params.Get(nullptr);
+  // In memory: the partition's synthesis loaded them. Current, not Get: a
+  // set whose GPU copy broke meanwhile still has the verifying key, and the
+  // finalizer must not load it again for that.
+  const std::shared_ptr<const LoadedParams> params = job_->params.Current();
   if (!groth16::Verify(params->pvk, *decoded, PartitionVerifierInputs(*job_, ctx.partition)))
     throw std::runtime_error("the proof does not verify against the partition's public inputs");
   return true;

@@ -27,6 +27,9 @@ struct SrsRegistry::Entry {
   std::string params_path, vk_path;  // generic: the .zkey and the .r1cs
   std::atomic<uint32_t> refs{0};
   std::atomic<bool> loading{false};  // set while Load builds the set (for List: the status page)
+  // Sets of this entry whose witness bases did not land on a GPU
+  // (SrsRegistry::DropBroken); from two on, loads skip the GPUs' direct load.
+  std::atomic<uint32_t> device_failures{0};
   absl::Mutex load_mu;  // one load at a time per set; held for the whole load (seconds), never by the registry
   absl::Mutex mu;       // brief
   std::shared_ptr<const LoadedParams> loaded ABSL_GUARDED_BY(mu);
@@ -49,7 +52,7 @@ struct SrsRegistry::Entry {
   // Load (SrsRegistry::DropBroken), so callers that would use it go there.
   std::shared_ptr<const LoadedParams> Sound() {
     std::shared_ptr<const LoadedParams> p = Loaded();
-    return p && !p->devices_broken ? p : nullptr;
+    return p && !p->DevicesBroken() ? p : nullptr;
   }
 };
 
@@ -238,7 +241,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
   const auto t0 = std::chrono::steady_clock::now();
   absl::MutexLock load_lock(&entry.load_mu);
   std::shared_ptr<const LoadedParams> p = entry.Loaded();
-  if (p && p->devices_broken) p = DropBroken(entry, std::move(p));
+  if (p && p->DevicesBroken()) p = DropBroken(entry, std::move(p));
   if (!p) {
     struct Loading {  // entry.loading for this block, thrown out of or not
       std::atomic<bool>& flag;
@@ -282,7 +285,11 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
         // waits for the compilation before the error is reported.) Current
         // images replace either step with a copy (SrsImageCache).
         params_source = images_.enabled() ? SrsImageCache::ParamsSource(entry.params_path) : 0;
-        if (want_compact && LoadToDevices(entry, *fresh, params_source)) {
+        // A set whose GPU copy broke twice (a failure that is not the
+        // image's: a read error, a device fault) loads the usual way from
+        // then on, rather than failing its first jobs on every load.
+        const bool to_devices = want_compact && entry.device_failures.load() < 2;
+        if (to_devices && LoadToDevices(entry, *fresh, params_source)) {
           circuit_hit = key_hit = true;
           groth16::BindCircuit(fresh->pk, fresh->circuit);
         } else {
@@ -388,9 +395,11 @@ std::shared_ptr<const LoadedParams> SrsRegistry::DropBroken(Entry& entry, std::s
       charge = std::move(entry.charge);
     }
   }
-  const bool damaged = broken->key_image_damaged.load();
-  spdlog::warn("SRS_RELOAD,{},why=its witness bases did not land on a GPU,key_image={}", entry.circuit_id,
-               damaged ? "damaged (removed: rebuilt from the .params)" : "kept");
+  const bool damaged = broken->devices_health->key_image_damaged.load();
+  const uint32_t failures = ++entry.device_failures;
+  spdlog::warn("SRS_RELOAD,{},why=its witness bases did not land on a GPU,key_image={},next_load={}", entry.circuit_id,
+               damaged ? "damaged (removed: rebuilt from the .params)" : "kept",
+               failures >= 2 ? "host (failed twice on the GPUs)" : "gpus");
   if (damaged) {
     std::error_code ec;
     fs::remove(images_.KeyPath(entry.params_path), ec);
@@ -439,10 +448,9 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     fresh.pk = image->Shell();  // in place: the GPUs know a key by its address
     std::error_code ec;
     const uint64_t compact_bytes = fs::file_size(images_.CompactPath(entry.circuit_id), ec);
-    // Marks the set (never freed before the GPUs' streams end: its unload
-    // forgets the key on every GPU, which waits for them).
-    LoadedParams* set = &fresh;
-    const DevicesBroken broken = [set](const std::exception_ptr& error) {
+    // Marks the set (through its shared health: the report may come after
+    // the set is gone).
+    const DevicesBroken broken = [health = fresh.devices_health](const std::exception_ptr& error) {
       bool damaged = false;
       try {
         std::rethrow_exception(error);
@@ -450,8 +458,8 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
         damaged = true;
       } catch (...) {
       }
-      if (damaged) set->key_image_damaged = true;
-      set->devices_broken = true;
+      if (damaged) health->key_image_damaged = true;
+      health->broken = true;
     };
     held = to_devices(fresh.pk, image, ec ? 0 : compact_bytes, compact, broken);
     key_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -468,6 +476,10 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     if (unloader_->on_unloaded) unloader_->on_unloaded(fresh);
   }
   if (!held || !c) {
+    // Every GPU's stream is over (the GPUs forgot the key, which waits for
+    // them); what they reported concerned this attempt, not the set that
+    // loads the usual way next.
+    fresh.devices_health = std::make_shared<LoadedParams::DevicesHealth>();
     fresh.pk = groth16::ProvingKey{};
     return false;
   }
@@ -653,6 +665,10 @@ std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Get(double* load_ms) con
     return p;
   }
   return registry_->Load(*entry_, load_ms);
+}
+std::shared_ptr<const LoadedParams> SrsRegistry::Lease::Current() const {
+  if (auto p = entry_->Loaded()) return p;
+  return Get(nullptr);
 }
 bool SrsRegistry::Lease::IsLoaded() const { return entry_ && entry_->Sound() != nullptr; }
 const std::string& SrsRegistry::Lease::circuit_id() const { return entry_->circuit_id; }

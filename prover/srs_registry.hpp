@@ -107,9 +107,15 @@ struct LoadedParams {
   // An on_devices_only set whose witness bases did not land on a GPU after
   // its proving started (gpus.early_proving: they stream behind the load):
   // its proofs fail; the next job's Load drops the set and loads it again,
-  // without its key image when that was damaged (removed, so it is rebuilt).
-  mutable std::atomic<bool> devices_broken{false};
-  mutable std::atomic<bool> key_image_damaged{false};
+  // without its key image when that was damaged (removed, so it is
+  // rebuilt). Shared with the GPUs' report (SrsRegistry::DevicesBroken),
+  // which may come after the set itself is gone.
+  struct DevicesHealth {
+    std::atomic<bool> broken{false};
+    std::atomic<bool> key_image_damaged{false};
+  };
+  std::shared_ptr<DevicesHealth> devices_health = std::make_shared<DevicesHealth>();
+  bool DevicesBroken() const { return devices_health->broken.load(); }
 
   uint64_t HeldBytes() const { return resident_bytes - released_bytes.load(); }
 };
@@ -163,6 +169,10 @@ class SrsRegistry {
     // Loads the set if it is not in memory (concurrent callers wait for one
     // load). *load_ms: time this call spent loading or waiting for a load.
     std::shared_ptr<const LoadedParams> Get(double* load_ms) const;
+    // The set in memory now, even one whose GPUs' copy broke
+    // (LoadedParams::DevicesBroken: Get would load it again); else Get's.
+    // For what does not depend on the GPUs' copy: the verifying key.
+    std::shared_ptr<const LoadedParams> Current() const;
     // Whether the set is in memory now (Get would not load or wait).
     bool IsLoaded() const;
     const std::string& circuit_id() const;

@@ -175,6 +175,10 @@ struct Landing {
     std::lock_guard lock(join_mu);
     if (thread.joinable()) thread.join();
   }
+  bool Joined() {
+    std::lock_guard lock(join_mu);
+    return !thread.joinable();
+  }
   bool Landed() const { return gate.state() == WitnessLanding::State::kLanded; }
   bool Failed() const { return gate.state() == WitnessLanding::State::kFailed; }
 };
@@ -216,7 +220,8 @@ struct ResidentKey {
   // Set while (and after) the witness sections stream behind LoadKeyImage:
   // their device memory is allocated from the start, filled by the stream.
   std::shared_ptr<Landing> landing;
-  bool WitnessStreaming() const { return landing && !landing->Landed() && !landing->Failed(); }
+  // Not landed: still streaming, or failed (then Defer rethrows its error).
+  bool WitnessNotLanded() const { return landing && !landing->Landed(); }
   bool WitnessFailed() const { return landing && landing->Failed(); }
   ResidentKey(const ProvingKey& pk, bool with_g2, size_t budget)
       : fingerprint(FingerprintOf(pk)),
@@ -444,10 +449,11 @@ struct CudaBackend::Impl {
     auto it = gpu->keys.find(&pk);
     if (it != gpu->keys.end() && it->second->fingerprint == FingerprintOf(pk)) return *it->second;
     if (it != gpu->keys.end()) {  // a different key at a freed key's address
-      if (it->second->WitnessStreaming()) {
-        // Its stream still writes into its sections: the key must be
-        // forgotten (ForgetKey waits for the stream) before its address is reused.
-        throw std::logic_error("CudaBackend: a key at the address of one whose sections are still streaming");
+      if (it->second->landing && !it->second->landing->Joined()) {
+        // Its stream may still write into its sections or run proofs on
+        // them: the key must be forgotten (ForgetKey waits for the stream)
+        // before its address is reused.
+        throw std::logic_error("CudaBackend: a key at the address of one whose image stream was not waited for");
       }
       gpu->keys.erase(it);
       stats.resident_circuit_bytes = ResidentCircuitBytes();
@@ -779,7 +785,7 @@ struct CudaBackend::Impl {
     CudaBackendStats& st = lane.stats;
     p.h_sum = Timed(p.steps, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
     const WitnessShape shape{input.assignment.num_inputs, groth16::WitnessVariables(input)};  // z may be compact only
-    if (bases.WitnessStreaming()) {
+    if (bases.WitnessNotLanded()) {
       // The witness bases are still streaming (early_proving): the witness
       // MSMs wait for them without holding the MSM scratch or this lane.
       msm_lock.unlock();
@@ -967,6 +973,39 @@ struct CudaBackend::Impl {
     if (landing) landing->Join();
   }
 
+  // A key at pk whose stream was not waited for (caller holds mu): a load
+  // that published one after AwaitLanding returned. Its holder waits again.
+  bool HasUnjoinedLanding(const ProvingKey* pk) const {
+    const auto it = gpu->keys.find(pk);
+    return it != gpu->keys.end() && it->second->landing && !it->second->landing->Joined();
+  }
+
+  // device_mu exclusively, with no stream of pk's running: waits for one
+  // outside the locks (it takes them) and again if one started meanwhile.
+  std::unique_lock<std::shared_mutex> ExclusiveWithoutLanding(const ProvingKey* pk) {
+    for (;;) {
+      AwaitLanding(pk);
+      std::unique_lock device_lock(device_mu);
+      {
+        std::lock_guard lock(mu);
+        if (!HasUnjoinedLanding(pk)) return device_lock;
+      }
+    }
+  }
+
+  // After a failed stream (on its thread, which holds no lock): the key's
+  // sections go (up to ~51 GB at 32 GiB) once no ProveStart reads them; the
+  // key stays, with its failed gate, so its proofs are refused until ForgetKey.
+  void FreeFailedSections(ResidentKey& key) {
+    std::unique_lock device_lock(device_mu);
+    std::lock_guard lock(mu);
+    key.h.device.reset(), key.l.device.reset(), key.a.device.reset(), key.b_g1.device.reset();
+    if (key.b_g2) key.b_g2->device.reset();
+    key.h_shifted.reset();
+    stats.resident_base_bytes = ResidentBytes();
+    NoteShifted();
+  }
+
   // The spare (taken from spare_uploader under mu) when it has `workers`,
   // else a fresh uploader.
   static std::shared_ptr<KeyImageUploader> UploaderFor(std::shared_ptr<KeyImageUploader> spare, unsigned workers) {
@@ -1129,14 +1168,15 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
   if (!image_ptr) throw std::invalid_argument("CudaBackend::LoadKeyImage: no key image");
   const groth16::KeyImageStream& image = *image_ptr;
   if (!impl_->options.g2_on_gpu || pk.h_form != groth16::HQueryForm::kBellperson) return false;
-  impl_->AwaitLanding(&pk);  // an earlier load of a key at this address: its stream and queued proofs first
   // device_mu for the whole load (with early_proving: until H is resident):
-  // no ProveStart, Prepare or ForgetKey meanwhile.
-  std::unique_lock device_lock(impl_->device_mu);
+  // no ProveStart, Prepare or ForgetKey meanwhile. An earlier load of a key
+  // at this address: its stream and queued proofs first.
+  std::unique_lock device_lock = impl_->ExclusiveWithoutLanding(&pk);
   const auto t0 = Clock::now();
   ScopedDevice on(impl_->device);
   const size_t need =
       (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(G1Point) + pk.b_g2.size() * sizeof(G2Point);
+  const bool early = impl_->options.early_proving;
   std::shared_ptr<KeyImageUploader> spare;
   {
     std::lock_guard lock(impl_->mu);
@@ -1149,7 +1189,10 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
       for (const auto& side : lane->abc) impl_->lanes_reserved += std::min(side.size(), m) * sizeof(ff::Fr);
       impl_->lanes_reserved += std::min(lane->z.size(), n_z) * sizeof(ff::Fr);
     }
-    impl_->circuit_to_come = circuit_bytes;
+    // With early_proving the upload's device buffers (2 x 48 MiB a reading
+    // thread) outlive this call, beside the first proofs: counted here too.
+    impl_->circuit_to_come =
+        circuit_bytes + (early ? size_t(std::clamp(threads, 1u, 32u)) * 2 * groth16::KeyImageStream::BufferBytes() : 0);
     impl_->DropShiftedTables(nullptr);
     const size_t budget = impl_->BasesBudget(pk);
     impl_->circuit_to_come = 0;
@@ -1172,7 +1215,6 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
   double buffers_ms = 0;
   size_t staged_bytes = 0;
   std::shared_ptr<KeyImageUploader> up;
-  const bool early = impl_->options.early_proving;
   const bool compressed_h = ReadCompressedH(impl_->options.compressed_h, image);
   try {
     up = Impl::UploaderFor(std::move(spare), std::clamp(threads, 1u, 32u));
@@ -1224,37 +1266,45 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
       ++impl_->stats.keys_landing;  // before the thread that counts it down
     }
     std::lock_guard join_lock(landing->join_mu);
-    landing->thread =
-        std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed, witness_bytes]() mutable {
-          ScopedDevice on(impl->device);
-          const auto t_start = Clock::now();
-          std::exception_ptr error;
-          try {
-            if (impl->options.before_witness_stream) impl->options.before_witness_stream();
-            StreamWitnessSections(*up, *image_ptr, *k);
-          } catch (...) {
-            error = std::current_exception();
-          }
-          const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-          const auto t_release = Clock::now();
-          up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
-          image_ptr.reset();
-          {
-            std::lock_guard lock(impl->mu);
-            --impl->stats.keys_landing;
-            impl->stats.image_landing_ms += ms;
-            impl->stats.image_release_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
-            if (!error) impl->stats.image_bases_bytes += witness_bytes;
-          }
-          const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
-          if (on_landed) {
+    try {
+      landing->thread =
+          std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed, witness_bytes]() mutable {
+            ScopedDevice on(impl->device);
+            const auto t_start = Clock::now();
+            std::exception_ptr error;
             try {
-              on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
+              if (impl->options.before_witness_stream) impl->options.before_witness_stream();
+              StreamWitnessSections(*up, *image_ptr, *k);
             } catch (...) {
-              // the caller's report; the landing itself is done
+              error = std::current_exception();
             }
-          }
-        });
+            const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+            const auto t_release = Clock::now();
+            up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
+            image_ptr.reset();
+            {
+              std::lock_guard lock(impl->mu);
+              --impl->stats.keys_landing;
+              impl->stats.image_landing_ms += ms;
+              impl->stats.image_release_ms +=
+                  std::chrono::duration<double, std::milli>(Clock::now() - t_release).count();
+              if (!error) impl->stats.image_bases_bytes += witness_bytes;
+            }
+            const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
+            if (error) impl->FreeFailedSections(*k);
+            if (on_landed) {
+              try {
+                on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
+              } catch (...) {
+                // the caller's report; the landing itself is done
+              }
+            }
+          });
+    } catch (...) {
+      std::lock_guard lock(impl_->mu);
+      --impl_->stats.keys_landing;  // no thread: nothing was published, the key's memory goes with it
+      throw;
+    }
     up.reset();  // the stream's thread holds it now
   } else {
     // Its buffers freed before the device lock goes (timed): their device
@@ -1281,6 +1331,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
     impl_->stats.image_circuit_bytes += staged_bytes;
     if (compressed_h) ++impl_->stats.image_h_compressed;
   }
+  device_lock.unlock();  // the caller's report runs without the device
   if (!early && on_landed) on_landed({.ms = ms, .bytes = h_bytes + witness_bytes, .deferred = 0, .error = nullptr});
   return true;
 }
@@ -1307,8 +1358,10 @@ bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircui
   if (it == impl_->gpu->keys.end() || !(it->second->fingerprint == FingerprintOf(pk))) return false;
   const ResidentKey& key = *it->second;
   if (key.WitnessFailed()) return false;  // early_proving: its witness sections never landed
-  // Every section resident (still streaming counts: proofs never read the host's points) (a streamed one reads the
-  // host's points on every proof), B_g2 included (without it ProveFinish runs its MSM from them).
+  // Every section resident (a streamed one reads the host's points on every
+  // proof; one still streaming from its image counts: proofs never read the
+  // host's points for it), B_g2 included (without it ProveFinish runs its
+  // MSM from them).
   if (!key.h.device || !key.l.device || !key.a.device || !key.b_g1.device) return false;
   if (!key.b_g2 || !key.b_g2->device) return false;
   if (circuit == nullptr) return true;
@@ -1322,8 +1375,9 @@ CudaBackendStats CudaBackend::Stats() const {
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {
-  impl_->AwaitLanding(&pk);                        // its stream writes into the sections, its queued proofs read them
-  std::unique_lock device_lock(impl_->device_mu);  // no ProveStart reads the key meanwhile
+  // Its stream writes into the sections, its queued proofs read them: both
+  // done first. No ProveStart reads the key meanwhile.
+  std::unique_lock device_lock = impl_->ExclusiveWithoutLanding(&pk);
   std::lock_guard lock(impl_->mu);
   ScopedDevice on(impl_->device);
   impl_->gpu->keys.erase(&pk);

@@ -19,7 +19,11 @@ void WitnessLanding::RunOrFail(Task& task) {
   try {
     task.run();
   } catch (...) {
-    if (task.fail) task.fail(std::current_exception());
+    try {
+      if (task.fail) task.fail(std::current_exception());
+    } catch (...) {
+      // the waiter's callback failing must not end the landing (nor the process)
+    }
   }
 }
 

@@ -339,7 +339,8 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
 // next job's load drops it and loads again: through the devices when the
 // failure was not the image's, the usual way (the image removed, rebuilt
 // from the .params) when the image was damaged. A job still holding the
-// broken set keeps it (its proofs fail; the set goes when it lets go).
+// broken set keeps it (its proofs fail; the set goes when it lets go). Two
+// failures that are not the image's: the usual way from then on.
 TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
   TempDir dir("cuzk-srs-images-");
@@ -357,13 +358,13 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   const std::shared_ptr<const LoadedParams> a = first.Get(nullptr);
   ASSERT_TRUE(a->on_devices_only);
   ASSERT_TRUE(bool(devices.broken));
-  EXPECT_FALSE(a->devices_broken);
+  EXPECT_FALSE(a->DevicesBroken());
   EXPECT_EQ(srs.Acquire("snap-2k").Get(nullptr), a) << "a sound set is loaded once";
 
   // A device error (not the image's): the next load goes to the devices again.
   devices.broken(std::make_exception_ptr(std::runtime_error("an uncorrectable ECC error")));
-  EXPECT_TRUE(a->devices_broken);
-  EXPECT_FALSE(a->key_image_damaged);
+  EXPECT_TRUE(a->DevicesBroken());
+  EXPECT_FALSE(a->devices_health->key_image_damaged);
   const std::shared_ptr<const LoadedParams> b = srs.Acquire("snap-2k").Get(nullptr);
   EXPECT_NE(b, a) << "the broken set was dropped and loaded again";
   EXPECT_TRUE(b->on_devices_only);
@@ -373,7 +374,7 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   // The image damaged (a digest failed in a witness section): removed, and
   // the set loads the usual way, which rewrites it.
   devices.broken(std::make_exception_ptr(util::CacheError("b_g1: digest mismatch")));
-  EXPECT_TRUE(b->key_image_damaged);
+  EXPECT_TRUE(b->devices_health->key_image_damaged);
   const std::shared_ptr<const LoadedParams> c = srs.Acquire("snap-2k").Get(nullptr);
   EXPECT_NE(c, b);
   EXPECT_FALSE(c->on_devices_only) << "no key image to stream: decoded from the .params";
@@ -381,6 +382,30 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   ExpectSameSet(*c, *usual.params);
   srs.images().WaitForWrites();
   EXPECT_EQ(srs.images().stats().key_writes, 1u) << "the removed image is written again";
+
+  // A failure that is not the image's, twice (a read error, a device fault):
+  // from then on the set loads the usual way instead of failing its first
+  // jobs on every load.
+  SrsRegistry again(ParamDir(), 0, cache);
+  again.SetCompactCircuits(true);
+  FakeDevices devices2;
+  again.SetKeyToDevices(
+      [&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+          const SrsRegistry::DevicesBroken& broken) { return devices2(shell, image, circuit_bytes, compact, broken); });
+  SrsRegistry::Lease held = again.Acquire("snap-2k");
+  ASSERT_TRUE(held.Get(nullptr)->on_devices_only);
+  devices2.broken(std::make_exception_ptr(std::runtime_error("EIO")));
+  EXPECT_EQ(held.Current(), held.Current()) << "Current gives the broken set without loading";
+  EXPECT_TRUE(held.Current()->DevicesBroken());
+  const std::shared_ptr<const LoadedParams> second = again.Acquire("snap-2k").Get(nullptr);
+  EXPECT_TRUE(second->on_devices_only) << "one failure: the GPUs again";
+  EXPECT_EQ(devices2.calls, 2);
+  devices2.broken(std::make_exception_ptr(std::runtime_error("EIO")));
+  const std::shared_ptr<const LoadedParams> third = again.Acquire("snap-2k").Get(nullptr);
+  EXPECT_FALSE(third->on_devices_only) << "two failures: the usual way";
+  EXPECT_EQ(devices2.calls, 2);
+  ExpectSameSet(*third, *usual.params);
 }
 
 TEST(SrsImageCache, UnwritableFolderLeavesLoadsWorking) {

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <random>
@@ -240,6 +241,29 @@ TEST(KeyImageGpuTest, CompressedHGivesTheCpuProofAndABadRecordIsRefused) {
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
 }
 
+// Holds a backend's witness stream (CudaBackendOptions::before_witness_stream)
+// until Release; a test also releases it on every way out (ReleaseOnExit,
+// declared after what waits for the stream: the proofs' futures, the
+// backend), so a failed assertion ends the test instead of hanging it.
+class HeldStream {
+ public:
+  std::function<void()> Hook() {
+    return [f = released_] { f.wait(); };
+  }
+  void Release() {
+    if (!done_) done_ = true, release_.set_value();
+  }
+
+ private:
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  bool done_ = false;
+};
+struct ReleaseOnExit {
+  HeldStream& held;
+  ~ReleaseOnExit() { held.Release(); }
+};
+
 // gpus.early_proving: LoadKeyImage returns once H is resident, the witness
 // sections stream behind it (held here by before_witness_stream until the
 // proofs have started). Proofs started meanwhile run their H part, defer
@@ -253,14 +277,14 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   const Keyed k = MakeKeyed(19);  // several chunks a section
   const std::string path = dir.File("k.key-image");
   WriteKeyImage(k.pk, path, kSource);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  CudaBackend gpu({.lanes = 2, .early_proving = true, .before_witness_stream = [released] { released.wait(); }});
+  std::promise<CudaBackend::Landed> landed;  // before the backend: its stream reports into it
+  HeldStream held;
+  CudaBackend gpu({.lanes = 2, .early_proving = true, .before_witness_stream = held.Hook()});
+  ReleaseOnExit release_on_exit{held};
   auto image = std::make_shared<const KeyImageStream>(path, kSource);
   ProvingKey shell = image->Shell();
   BindCircuit(shell, k.circuit);
   const auto cc = std::make_shared<const r1cs::CompactCircuit>(r1cs::Compact(k.circuit));
-  std::promise<CudaBackend::Landed> landed;
   ASSERT_TRUE(gpu.LoadKeyImage(
       shell, std::move(image), cc->Bytes(), 3, [cc] { return cc; },
       [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }));
@@ -283,6 +307,7 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
     cases.push_back(std::move(c));
   }
   std::vector<std::future<ProofBytes>> early;
+  ReleaseOnExit release_before_the_futures{held};  // their destructors wait for the proofs
   for (int i = 0; i < kEarly; ++i) {
     early.push_back(std::async(std::launch::async, [&, i] {
       return EncodeProof(
@@ -298,7 +323,7 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   for (auto& f : early)
     EXPECT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
         << "no proof finishes before the landing";
-  release.set_value();
+  held.Release();
   for (int i = 0; i < kEarly; ++i) {
     const ProofBytes got = early[i].get();
     EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), cases[i].want) << "early proof " << i;
@@ -333,13 +358,13 @@ TEST(KeyImageGpuTest, EarlyProvingWithADamagedWitnessSectionFailsItsProofs) {
   const util::CacheSection b_g1 = util::CacheReader(path, kKeyImageKind, kSource).Section("b_g1");
   bytes.at(b_g1.offset + b_g1.bytes / 2) ^= 0x01;
   test::WriteAll(path, bytes);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  CudaBackend gpu({.early_proving = true, .before_witness_stream = [released] { released.wait(); }});
+  std::promise<CudaBackend::Landed> landed;  // before the backend: its stream reports into it
+  HeldStream held;
+  CudaBackend gpu({.early_proving = true, .before_witness_stream = held.Hook()});
+  ReleaseOnExit release_on_exit{held};
   auto image = std::make_shared<const KeyImageStream>(path, kSource);
   ProvingKey shell = image->Shell();
   BindCircuit(shell, k.circuit);
-  std::promise<CudaBackend::Landed> landed;
   ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), 0, 2, {}, [&landed](const CudaBackend::Landed& l) {
     landed.set_value(l);
   })) << "H is sound: the load returns before the damage is read";
@@ -348,11 +373,12 @@ TEST(KeyImageGpuTest, EarlyProvingWithADamagedWitnessSectionFailsItsProofs) {
   const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
   std::future<Proof> deferred = std::async(
       std::launch::async, [&] { return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true}); });
+  ReleaseOnExit release_before_the_future{held};  // its destructor waits for the proof
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(gpu.Stats().deferred_proofs, 1u);
-  release.set_value();
+  held.Release();
   EXPECT_THROW(deferred.get(), util::CacheError);
   const CudaBackend::Landed l = landed.get_future().get();
   ASSERT_TRUE(l.error);
