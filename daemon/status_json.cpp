@@ -49,7 +49,12 @@ std::string StatusJson(const Prover& prover, unsigned engine_threads) {
     gpus.push_back({{"ordinal", g.ordinal},
                     {"name", g.name},
                     {"vram_total_bytes", g.vram_total_bytes},
-                    {"vram_free_bytes", g.vram_free_bytes}});
+                    {"vram_free_bytes", g.vram_free_bytes},
+                    {"bases_resident_bytes", g.bases_bytes},
+                    {"circuits_resident_bytes", g.circuit_bytes},
+                    {"shifted_h_bytes", g.shifted_h_bytes},
+                    {"keys_landing", g.keys_landing},
+                    {"deferred_proofs", g.deferred_proofs}});
   }
   json srs = json::array();
   for (const SrsInfo& s : prover.srs().List()) {

@@ -363,6 +363,22 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
 #endif
 }
 
+void ProofRunner::FillHeld(GpuInfo& gpu) const {
+#ifdef CUZK_HAVE_CUDA
+  for (const auto& [device, backend] : CudaGpus(gpu_backends_)) {
+    if (device != int(gpu.ordinal)) continue;
+    const cuda::CudaBackendStats s = backend->Stats();
+    gpu.bases_bytes = s.resident_base_bytes;
+    gpu.circuit_bytes = s.resident_circuit_bytes;
+    gpu.shifted_h_bytes = s.shifted_h_bytes;
+    gpu.keys_landing = s.keys_landing;
+    gpu.deferred_proofs = s.deferred_proofs;
+  }
+#else
+  (void)gpu;
+#endif
+}
+
 void ProofRunner::ForgetOnDevices(const LoadedParams& params) {
 #ifdef CUZK_HAVE_CUDA
   for (const auto& [device, gpu] : CudaGpus(gpu_backends_)) {

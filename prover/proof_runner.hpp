@@ -40,6 +40,7 @@
 #include "engine/groth16/cpu_backend.hpp"
 #include "memory/budget.hpp"
 #include "memory/pinned_pool.hpp"
+#include "prover/devices.hpp"
 #include "prover/job.hpp"
 #include "prover/job_tracker.hpp"
 #include "prover/partition_work.hpp"
@@ -163,6 +164,8 @@ class ProofRunner final : public JobCanceller {
   scheduler::PipelineStatus PipelineStatus() const { return pipeline_->Status(); }
   // The CUDA devices the workers prove on (empty: CPU-backend workers).
   const std::vector<int>& devices() const { return devices_; }
+  // GpuInfo's backend fields for its device (nothing without a backend there).
+  void FillHeld(GpuInfo& gpu) const;
   uint64_t budget_bytes() const { return budget_->capacity(); }
   // Per device: partitions, ProveStart time, host-to-device bytes and rates (log lines).
   void LogGpuTransfers() const;

@@ -117,7 +117,11 @@ class Prover {
   double UptimeSeconds() const;
   bool shutting_down() const { return shutting_down_.load(); }
   MemoryInfo Memory() const;
-  std::vector<GpuInfo> Gpus() const { return QueryGpus(runner_.devices()); }
+  std::vector<GpuInfo> Gpus() const {
+    std::vector<GpuInfo> gpus = QueryGpus(runner_.devices());
+    for (GpuInfo& g : gpus) runner_.FillHeld(g);
+    return gpus;
+  }
   uint32_t GpuWorkers() const;
   std::string MetricsText() const;
 

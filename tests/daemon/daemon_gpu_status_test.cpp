@@ -91,6 +91,18 @@ TEST(DaemonGpuStatus, OnTheGpuTheGpuFieldsNameTheJobAndItsGpu) {
     EXPECT_EQ(g.current_proof_kind(), "") << g.DebugString();
   }
   EXPECT_EQ(Retry(*stub, req, id).assigned_gpu(), ordinal) << "joining the completed job";
+  // GET /status says what the daemon holds on each GPU: the set's bases stay
+  // after its proof; nothing streams and nothing waited (early_proving off).
+  const nlohmann::json js = GetStatusJson(d.status_port());
+  uint64_t bases = 0;
+  for (const auto& g : js.at("gpus")) {
+    bases += g.at("bases_resident_bytes").get<uint64_t>();
+    EXPECT_LE(g.at("shifted_h_bytes").get<uint64_t>(), g.at("bases_resident_bytes").get<uint64_t>()) << g.dump();
+    EXPECT_EQ(g.at("keys_landing").get<uint32_t>(), 0u) << g.dump();
+    EXPECT_EQ(g.at("deferred_proofs").get<uint64_t>(), 0u) << g.dump();
+    EXPECT_TRUE(g.contains("circuits_resident_bytes")) << g.dump();
+  }
+  EXPECT_GT(bases, 0u) << "the proved set's bases are resident on a GPU: " << js.at("gpus").dump();
 }
 
 TEST(DaemonGpuStatus, CpuBackendNamesNoGpu) {
