@@ -14,6 +14,8 @@
 #     of issue 17's compressed H (cuzk-gpu-bench decompress, 2^24 records,
 #     every point checked; docs/perf/cold-start-next.md assumes ~2.4 s for
 #     2^27) and point_gpu_test (its records, both roots, refusals);
+#     key_image_gpu_test (session 15: H read compressed, early proving's
+#     deferred witness MSMs and a damaged witness section);
 #  5. with CUZK_PARTIAL=1 (a call of its own: 2^27 bases take ~25 s to make),
 #     tables of 2 and 3 copies at 2^27 (a 32 GiB partition's H MSM, whose
 #     full table would not fit) beside the plain MSM.
@@ -34,7 +36,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 tar -C /tmp/sb-tests -xJf "$tests"
 t=$(dirname "$(find /tmp/sb-tests -name msm_gpu_test | head -n 1)")
 export LD_LIBRARY_PATH=$t
-for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test; do
+for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test key_image_gpu_test; do
   timed "$name" 200 "$logs/$name.log" "$t/$name" --gtest_color=no
 done
 common=(--warmups 1 --repeats 5 --cpu-check-max-log 14)
