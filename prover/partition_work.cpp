@@ -382,8 +382,19 @@ std::vector<uint8_t> PartitionWork::Finish(const scheduler::PartitionContext& ct
   if (p.pending.deferred.valid()) {
     // Witness MSMs waiting for the key's witness bases to land on the GPU
     // (gpus.early_proving): a cancel or a shutdown ends the wait.
+    const auto t0 = std::chrono::steady_clock::now();
     while (p.pending.deferred.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
       ctx.cancel.ThrowIfCancelled();
+    // The GPU_TIMING line was written when ProveStart returned: the witness
+    // MSMs' steps come here, with this finalizer's wait for them.
+    std::string steps;
+    try {
+      for (const auto& [name, ms] : p.pending.deferred.get().steps) steps += fmt::format(",{}_ms={:.2f}", name, ms);
+    } catch (const std::exception&) {
+      steps = ",failed";  // ProveFinish rethrows it
+    }
+    spdlog::info("DEFERRED_TIMING,{},partition={},finish_wait_ms={:.2f}{}", ctx.job_id, ctx.partition,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), steps);
   }
   // r, s drawn from the OS CSPRNG for this proof (bellperson's Fr::random(OsRng)), wiped on every way out.
   groth16::OsRng rng;
