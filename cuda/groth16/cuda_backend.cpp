@@ -170,15 +170,17 @@ struct KeyDensity {
 struct Landing {
   WitnessLanding gate;
   std::thread thread;  // assigned under join_mu
-  std::mutex join_mu;
+  std::mutex join_mu;  // held while joining (seconds): never taken under mu
+  std::atomic<bool> joined{false};
   void Join() {
     std::lock_guard lock(join_mu);
     if (thread.joinable()) thread.join();
+    joined = true;
   }
-  bool Joined() {
-    std::lock_guard lock(join_mu);
-    return !thread.joinable();
-  }
+  // Without join_mu, so callers may hold mu (a joiner holds join_mu until
+  // the thread ends, and the thread takes mu): false while a join is only
+  // under way, which callers treat as not yet joined.
+  bool Joined() const { return joined.load(); }
   bool Landed() const { return gate.state() == WitnessLanding::State::kLanded; }
   bool Failed() const { return gate.state() == WitnessLanding::State::kFailed; }
 };
