@@ -138,6 +138,9 @@ ProofRunner::~ProofRunner() {
   }
   for (auto& p : preparers) p.thread.join();
   pipeline_.reset();  // joins whatever is still running; every on_released is delivered by then
+  // The GPU backends next (they join their key images' streams, whose
+  // callbacks give back budget reservations), while the budget still exists.
+  gpu_backends_.clear();
 }
 
 bool ProofRunner::PreparesCompactCircuits() const {
@@ -367,7 +370,7 @@ void ProofRunner::FillHeld(GpuInfo& gpu) const {
 #ifdef CUZK_HAVE_CUDA
   for (const auto& [device, backend] : CudaGpus(gpu_backends_)) {
     if (device != int(gpu.ordinal)) continue;
-    const cuda::CudaBackendStats s = backend->Stats();
+    const cuda::CudaBackendStats s = backend->StatsNow();  // never waits for an upload
     gpu.bases_bytes = s.resident_base_bytes;
     gpu.circuit_bytes = s.resident_circuit_bytes;
     gpu.shifted_h_bytes = s.shifted_h_bytes;

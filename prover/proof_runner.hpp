@@ -164,7 +164,8 @@ class ProofRunner final : public JobCanceller {
   scheduler::PipelineStatus PipelineStatus() const { return pipeline_->Status(); }
   // The CUDA devices the workers prove on (empty: CPU-backend workers).
   const std::vector<int>& devices() const { return devices_; }
-  // GpuInfo's backend fields for its device (nothing without a backend there).
+  // GpuInfo's backend fields for its device (nothing without a backend
+  // there); never waits for a key's upload (CudaBackend::StatsNow).
   void FillHeld(GpuInfo& gpu) const;
   uint64_t budget_bytes() const { return budget_->capacity(); }
   // Per device: partitions, ProveStart time, host-to-device bytes and rates (log lines).

@@ -228,6 +228,12 @@ bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, con
     auto attempt = [&](const char* what, const std::string& path, auto&& body) {
       if (cancel_) return;
       const auto t0 = std::chrono::steady_clock::now();
+      // What lies at `path` was found stale or damaged (or is absent): it
+      // goes before its replacement is written beside it, so the disk need
+      // not hold both (a 32 GiB key image: ~44 GB; an image of an older
+      // layout is stale after an upgrade).
+      std::error_code gone;
+      fs::remove(path, gone);
       try {
         const uint64_t bytes = body(path);
         spdlog::info("SRS_CACHE,{},{}=written,bytes={},write_ms={:.0f},path={}", circuit_id, what, bytes, MsSince(t0),

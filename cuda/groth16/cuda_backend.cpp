@@ -884,6 +884,7 @@ struct CudaBackend::Impl {
   void RunDeferred(DeferredWitness& d) {
     groth16::WitnessSums sums;
     const auto t_call = std::chrono::steady_clock::now();
+    ScopedDevice on(device);
     std::shared_lock device_lock(device_mu);  // no Prepare or ForgetKey changes the lanes meanwhile
     LaneHold hold(*this);
     Lane& lane = hold.lane();
@@ -944,6 +945,9 @@ struct CudaBackend::Impl {
   std::vector<Lane*> free_lanes;
   std::unique_ptr<GpuState> gpu;
   CudaBackendStats stats;
+  // StatsNow's last copy (a leaf lock: taken under mu or alone).
+  std::mutex stats_now_mu;
+  CudaBackendStats stats_now;
   // LoadKeyImage's buffers made ahead (PrepareKeyImageBuffers; the pointer
   // guarded by mu), by spare_warmer, which shares the uploader: a load that
   // takes it while it is still being warmed makes the rest beside it before
@@ -1271,10 +1275,10 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
     try {
       landing->thread =
           std::thread([impl = impl_.get(), k = key.get(), landing, image_ptr, up, on_landed, witness_bytes]() mutable {
-            ScopedDevice on(impl->device);
             const auto t_start = Clock::now();
             std::exception_ptr error;
             try {
+              ScopedDevice on(impl->device);
               if (impl->options.before_witness_stream) impl->options.before_witness_stream();
               StreamWitnessSections(*up, *image_ptr, *k);
             } catch (...) {
@@ -1282,7 +1286,12 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
             }
             const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
             const auto t_release = Clock::now();
-            up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
+            try {
+              ScopedDevice on(impl->device);
+              up.reset();  // its page-locked and device buffers (freed before the queued proofs run)
+            } catch (...) {
+              // the device is in error: nothing more to free here
+            }
             image_ptr.reset();
             {
               std::lock_guard lock(impl->mu);
@@ -1293,12 +1302,22 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
               if (!error) impl->stats.image_bases_bytes += witness_bytes;
             }
             const size_t deferred = error ? landing->gate.Fail(error) : landing->gate.Land();
-            if (error) impl->FreeFailedSections(*k);
+            // Reported before the failed sections are freed: that waits for the
+            // device lock, which other keys' proofs may hold for a while, and
+            // the set must be known broken at once.
             if (on_landed) {
               try {
                 on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
               } catch (...) {
                 // the caller's report; the landing itself is done
+              }
+            }
+            if (error) {
+              try {
+                ScopedDevice on(impl->device);
+                impl->FreeFailedSections(*k);
+              } catch (...) {
+                // the device is in error; ForgetKey frees them
               }
             }
           });
@@ -1374,6 +1393,13 @@ bool CudaBackend::HoldsOnDevice(const ProvingKey& pk, const r1cs::CompiledCircui
 CudaBackendStats CudaBackend::Stats() const {
   std::lock_guard lock(impl_->mu);
   return impl_->stats;
+}
+
+CudaBackendStats CudaBackend::StatsNow() const {
+  std::unique_lock lock(impl_->mu, std::try_to_lock);
+  std::lock_guard last(impl_->stats_now_mu);
+  if (lock.owns_lock()) impl_->stats_now = impl_->stats;
+  return impl_->stats_now;
 }
 
 void CudaBackend::ForgetKey(const ProvingKey& pk) {

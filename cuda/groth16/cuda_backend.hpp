@@ -290,6 +290,10 @@ class CudaBackend final : public groth16::Backend {
   // that might be proved with again at the same address; frees device memory).
   void ForgetKey(const groth16::ProvingKey& pk);
   CudaBackendStats Stats() const;
+  // Stats() without waiting: the backend's lock is held for seconds while
+  // Prepare or a first proof uploads a key (a status page must not wait for
+  // that); then the figures of the last call that got it (zero before any).
+  CudaBackendStats StatsNow() const;
 
  private:
   struct Impl;
