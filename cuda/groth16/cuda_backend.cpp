@@ -1155,7 +1155,7 @@ void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& 
 // in the page cache (mincore: ~1 after a recent read, ~0 after a drop).
 bool ReadCompressedH(CudaBackendOptions::CompressedH policy, const groth16::KeyImageStream& image) {
   using Policy = CudaBackendOptions::CompressedH;
-  if (policy == Policy::kNever) return false;
+  if (policy == Policy::kNever || image.Count(groth16::KeySection::kH) == 0) return false;
   if (policy == Policy::kAlways) return true;
   return image.ResidentShare(groth16::KeySection::kH) < 0.5;
 }

@@ -129,8 +129,9 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   const unsigned in_words = unsigned(in_bytes / 8), out_words = unsigned(device_record_bytes / 8);
   auto* out = static_cast<uint64_t*>(dest);
   unsigned long long* bad = impl_->bad.data();
-  const unsigned long long first_bad =
-      StreamChunks(image, section, [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
+  const unsigned long long first_bad = StreamChunks(
+      image, section, groth16::KeyImageStream::FlagCheck::kByCaller,
+      [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
         const unsigned threads = 256;
         const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
         RepackRecords<<<unsigned(blocks), threads, 0, stream>>>(
@@ -143,8 +144,11 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
 void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest) {
   using groth16::KeySection;
   unsigned long long* bad = impl_->bad.data();
+  // The host checks each record's infinity bit (a byte in 48, beside the
+  // reads), which the decompression would take as a point.
   const unsigned long long first_bad = StreamChunks(
-      image, KeySection::kHCompressed, [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
+      image, KeySection::kHCompressed, groth16::KeyImageStream::FlagCheck::kHere,
+      [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
         LaunchDecompressG1(n, reinterpret_cast<const CompressedG1*>(records), dest + first, bad, stream, first);
       });
   if (first_bad != kNoBadRecord) {
@@ -154,7 +158,7 @@ void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, A
 }
 
 unsigned long long KeyImageUploader::StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
-                                                  const ChunkKernel& kernel) {
+                                                  groth16::KeyImageStream::FlagCheck flags, const ChunkKernel& kernel) {
   const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
   auto& workers = impl_->workers;
   // The bad-record word reset on a worker's own stream and waited for: the
@@ -188,7 +192,7 @@ unsigned long long KeyImageUploader::StreamChunks(const groth16::KeyImageStream&
   };
   std::exception_ptr failed;
   try {
-    image.Stream(section, unsigned(workers.size()), buffer, records, groth16::KeyImageStream::FlagCheck::kByCaller);
+    image.Stream(section, unsigned(workers.size()), buffer, records, flags);
   } catch (...) {
     failed = std::current_exception();
   }

@@ -84,7 +84,7 @@ class KeyImageUploader {
   using ChunkKernel = std::function<void(cudaStream_t, const uint8_t*, size_t, uint64_t)>;
   static constexpr unsigned long long kNoBadRecord = ~0ull;
   unsigned long long StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
-                                  const ChunkKernel& kernel);
+                                  groth16::KeyImageStream::FlagCheck flags, const ChunkKernel& kernel);
 
   std::unique_ptr<Impl> impl_;
   std::atomic<uint64_t> alloc_us_{0};

@@ -91,6 +91,8 @@ const char* SectionName(KeySection s) {
 constexpr size_t kCompressedBytes = 48;
 constexpr uint8_t kCompressedInfinity = 0x80, kCompressedLargerY = 0x40;  // bits 383, 382
 static_assert(sizeof(ec::G1Affine{}.x) == kCompressedBytes);
+// Whole records in every chunk: the writer fills and CheckFlags scans them chunk by chunk.
+static_assert(util::kCacheChunkBytes % kCompressedBytes == 0);
 
 void AddCompressedPoints(util::CacheWriter& w, std::string_view name, std::span<const ec::G1Affine> points) {
   w.AddSection(name, points.size() * kCompressedBytes, [&](uint64_t offset, std::span<uint8_t> out) {

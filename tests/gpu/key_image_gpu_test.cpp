@@ -239,6 +239,22 @@ TEST(KeyImageGpuTest, CompressedHGivesTheCpuProofAndABadRecordIsRefused) {
   }
   EXPECT_FALSE(gpu.HoldsOnDevice(shell, nullptr));
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+  // A record with its infinity bit set (which the decompression would take
+  // as the point at infinity): the host's check refuses it by name.
+  WriteKeyImage(k.pk, path, kSource);
+  std::array<uint8_t, 48> infinity{};
+  infinity[47] = 0x80;
+  test::SetCompressedHRecord(path, kSource, bad + 1, infinity);
+  const auto flagged = std::make_shared<const KeyImageStream>(path, kSource);
+  const ProvingKey flagged_shell = flagged->Shell();
+  try {
+    gpu.LoadKeyImage(flagged_shell, flagged, 0, 2);
+    ADD_FAILURE() << "a compressed record at infinity reached the device";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find("section h48 point " + std::to_string(bad + 1) + " "), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
 }
 
 // Holds a backend's witness stream (CudaBackendOptions::before_witness_stream)
