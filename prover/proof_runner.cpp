@@ -311,6 +311,11 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
                                                        early](const cuda::CudaBackend::Landed& l) {
           if (!early) return;  // the GPU_KEY_IMAGE line says it all
           buffers->Reset();
+          if (l.cancelled) {  // the key was dropped (the set unloaded, a failed load, shutdown): not the set's fault
+            spdlog::info("GPU_KEY_LANDED,device={},cancelled: the key was dropped ({} deferred proof(s) failed)",
+                         device, l.deferred);
+            return;
+          }
           if (l.error) {
             std::string why = "unknown error";
             try {

@@ -172,6 +172,10 @@ struct Landing {
   std::thread thread;  // assigned under join_mu
   std::mutex join_mu;  // held while joining (seconds): never taken under mu
   std::atomic<bool> joined{false};
+  // Set by whoever drops the key before it joins: the stream stops at its
+  // next chunk (a 32 GiB key's witness sections take ~15 s from a disk),
+  // failing the proofs still queued (their key is going anyway).
+  std::atomic<bool> cancel{false};
   void Join() {
     std::lock_guard lock(join_mu);
     if (thread.joinable()) thread.join();
@@ -964,17 +968,20 @@ struct CudaBackend::Impl {
         if (resident->landing) landings.push_back(resident->landing);
     }
     if (spare_warmer.joinable()) spare_warmer.join();
-    for (const auto& landing : landings) landing->Join();  // their queued proofs run first: they take mu
+    for (const auto& landing : landings) landing->cancel = true;  // the backend's end: nothing waits for them
+    for (const auto& landing : landings) landing->Join();         // their queued proofs are told first: they take mu
   }
 
   // Waits for pk's witness sections' stream and the proofs queued on it
   // (early_proving). Called without device_mu and mu, which they take.
-  void AwaitLanding(const ProvingKey* pk) {
+  void AwaitLanding(const ProvingKey* pk) {  // the key is being dropped: its stream is cancelled
     std::shared_ptr<Landing> landing;
     {
       std::lock_guard lock(mu);
       const auto it = gpu->keys.find(pk);
       if (it != gpu->keys.end()) landing = it->second->landing;
+      if (landing && !landing->cancel.exchange(true) && landing->gate.state() == WitnessLanding::State::kStreaming)
+        ++stats.landings_cancelled;
     }
     if (landing) landing->Join();
   }
@@ -1139,15 +1146,16 @@ using G2Point = DeviceBases<G2Gpu>::Point;
 // L, A, B_g1 and B_g2 from the image into the key's device sections
 // (allocated, not yet filled). util::CacheError for a damaged section (the
 // sections then hold garbage).
-void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& image, ResidentKey& key) {
+void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& image, ResidentKey& key,
+                           const std::atomic<bool>* cancel = nullptr) {
   const auto g1 = [&](groth16::KeySection s, SectionBases<G1Gpu>& b) {
-    if (!b.host.empty()) up.Upload(image, s, b.device->mutable_data(), sizeof(G1Point));
+    if (!b.host.empty()) up.Upload(image, s, b.device->mutable_data(), sizeof(G1Point), cancel);
   };
   g1(groth16::KeySection::kL, key.l);
   g1(groth16::KeySection::kA, key.a);
   g1(groth16::KeySection::kBG1, key.b_g1);
   if (key.b_g2 && !key.b_g2->host.empty())
-    up.Upload(image, groth16::KeySection::kBG2, key.b_g2->device->mutable_data(), sizeof(G2Point));
+    up.Upload(image, groth16::KeySection::kBG2, key.b_g2->device->mutable_data(), sizeof(G2Point), cancel);
 }
 
 // Whether LoadKeyImage reads H in its compressed form (CudaBackendOptions::
@@ -1280,7 +1288,7 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
             try {
               ScopedDevice on(impl->device);
               if (impl->options.before_witness_stream) impl->options.before_witness_stream();
-              StreamWitnessSections(*up, *image_ptr, *k);
+              StreamWitnessSections(*up, *image_ptr, *k, &landing->cancel);
             } catch (...) {
               error = std::current_exception();
             }
@@ -1307,7 +1315,11 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
             // the set must be known broken at once.
             if (on_landed) {
               try {
-                on_landed({.ms = ms, .bytes = error ? 0 : witness_bytes, .deferred = deferred, .error = error});
+                on_landed({.ms = ms,
+                           .bytes = error ? 0 : witness_bytes,
+                           .deferred = deferred,
+                           .error = error,
+                           .cancelled = error && landing->cancel.load()});
               } catch (...) {
                 // the caller's report; the landing itself is done
               }

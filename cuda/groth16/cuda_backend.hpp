@@ -204,6 +204,7 @@ struct CudaBackendStats {
   // streams (each from LoadKeyImage's return to its last section's end).
   uint32_t keys_landing = 0;
   uint64_t deferred_proofs = 0;
+  uint64_t landings_cancelled = 0;  // streams a key's drop cancelled before they were joined
   double image_landing_ms = 0;
   uint64_t image_h_compressed = 0;  // LoadKeyImage calls that read H in its compressed form
 };
@@ -238,6 +239,7 @@ class CudaBackend final : public groth16::Backend {
     uint64_t bytes = 0;
     uint64_t deferred = 0;  // proofs whose witness MSMs waited for the sections
     std::exception_ptr error;
+    bool cancelled = false;  // error: the key was dropped meanwhile (ForgetKey, the backend's end)
   };
   using OnLanded = std::function<void(const Landed&)>;
 
@@ -262,8 +264,9 @@ class CudaBackend final : public groth16::Backend {
   // `on_landed` (may be empty) is called once for a load that returned
   // true: on the stream's thread when they land or fail (it must not call
   // ForgetKey or LoadKeyImage: they wait for that thread), else before
-  // LoadKeyImage returns. ForgetKey and another LoadKeyImage of the same key
-  // wait for the stream and for the proofs queued on it.
+  // LoadKeyImage returns. ForgetKey, another LoadKeyImage of the same key
+  // and the backend's destructor cancel the stream (at its next 48 MiB
+  // chunk; the proofs still queued fail) and wait for it.
   using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
   bool LoadKeyImage(const groth16::ProvingKey& pk, std::shared_ptr<const groth16::KeyImageStream> image,
                     size_t circuit_bytes, unsigned threads, const CompactSource& compact = {},

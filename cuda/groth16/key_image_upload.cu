@@ -117,7 +117,7 @@ void KeyImageUploader::Warm() {
 }
 
 void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
-                              size_t device_record_bytes) {
+                              size_t device_record_bytes, const std::atomic<bool>* cancel) {
   const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
   if (section == groth16::KeySection::kHCompressed || device_record_bytes % 8 != 0 || device_record_bytes >= in_bytes ||
       in_bytes % 8 != 0) {
@@ -130,7 +130,7 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   auto* out = static_cast<uint64_t*>(dest);
   unsigned long long* bad = impl_->bad.data();
   const unsigned long long first_bad = StreamChunks(
-      image, section, groth16::KeyImageStream::FlagCheck::kByCaller,
+      image, section, groth16::KeyImageStream::FlagCheck::kByCaller, cancel,
       [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
         const unsigned threads = 256;
         const size_t blocks = std::min<size_t>((n * out_words + threads - 1) / threads, 4096);
@@ -141,13 +141,14 @@ void KeyImageUploader::Upload(const groth16::KeyImageStream& image, groth16::Key
   if (first_bad != kNoBadRecord) groth16::KeyImageStream::ThrowFlagSet(image.path(), section, first_bad);
 }
 
-void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest) {
+void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest,
+                                         const std::atomic<bool>* cancel) {
   using groth16::KeySection;
   unsigned long long* bad = impl_->bad.data();
   // The host checks each record's infinity bit (a byte in 48, beside the
   // reads), which the decompression would take as a point.
   const unsigned long long first_bad = StreamChunks(
-      image, KeySection::kHCompressed, groth16::KeyImageStream::FlagCheck::kHere,
+      image, KeySection::kHCompressed, groth16::KeyImageStream::FlagCheck::kHere, cancel,
       [&](cudaStream_t stream, const uint8_t* records, size_t n, uint64_t first) {
         LaunchDecompressG1(n, reinterpret_cast<const CompressedG1*>(records), dest + first, bad, stream, first);
       });
@@ -158,7 +159,8 @@ void KeyImageUploader::UploadCompressedH(const groth16::KeyImageStream& image, A
 }
 
 unsigned long long KeyImageUploader::StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
-                                                  groth16::KeyImageStream::FlagCheck flags, const ChunkKernel& kernel) {
+                                                  groth16::KeyImageStream::FlagCheck flags,
+                                                  const std::atomic<bool>* cancel, const ChunkKernel& kernel) {
   const size_t in_bytes = groth16::KeyImageStream::RecordBytes(section);
   auto& workers = impl_->workers;
   // The bad-record word reset on a worker's own stream and waited for: the
@@ -169,6 +171,7 @@ unsigned long long KeyImageUploader::StreamChunks(const groth16::KeyImageStream&
   workers[0]->stream.Synchronize();
   for (auto& w : workers) w->current = 1, w->slots[0].used = w->slots[1].used = false;
   const auto buffer = [&](unsigned id) -> std::span<uint8_t> {
+    if (cancel && cancel->load()) throw std::runtime_error(image.path() + ": key image stream cancelled");
     Impl::Worker& w = *workers.at(id);
     impl_->MakeSlots(w, alloc_us_);
     w.current ^= 1;

@@ -52,8 +52,10 @@ class KeyImageUploader {
   // image.Count(section) points of `device_record_bytes` each, a multiple of
   // 8 below the image's record size), digests and flags checked
   // (util::CacheError: dest holds garbage). Returns when the device is done.
-  void Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest,
-              size_t device_record_bytes);
+  // `cancel` (may be null): set, the stream stops at its next chunk with a
+  // std::runtime_error (dest then holds garbage).
+  void Upload(const groth16::KeyImageStream& image, groth16::KeySection section, void* dest, size_t device_record_bytes,
+              const std::atomic<bool>* cancel = nullptr);
 
   // The compressed H section (groth16::KeySection::kHCompressed, 48 bytes a
   // point) into dest (device memory for image.Count(kHCompressed) affine
@@ -62,7 +64,8 @@ class KeyImageUploader {
   // util::CacheError naming the first record that is not a point of G1
   // (dest then holds garbage). Half the bytes of Upload(kH) to read, for a
   // load from the disk. Returns when the device is done.
-  void UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest);
+  void UploadCompressedH(const groth16::KeyImageStream& image, AffinePoint<Fp>* dest,
+                         const std::atomic<bool>* cancel = nullptr);
 
   // Makes every worker's buffers not made yet, on up to 8 threads, until
   // done or StopWarming(); thread-safe with Upload. Allocation failures end
@@ -84,7 +87,8 @@ class KeyImageUploader {
   using ChunkKernel = std::function<void(cudaStream_t, const uint8_t*, size_t, uint64_t)>;
   static constexpr unsigned long long kNoBadRecord = ~0ull;
   unsigned long long StreamChunks(const groth16::KeyImageStream& image, groth16::KeySection section,
-                                  groth16::KeyImageStream::FlagCheck flags, const ChunkKernel& kernel);
+                                  groth16::KeyImageStream::FlagCheck flags, const std::atomic<bool>* cancel,
+                                  const ChunkKernel& kernel);
 
   std::unique_ptr<Impl> impl_;
   std::atomic<uint64_t> alloc_us_{0};

@@ -359,6 +359,52 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
 }
 
+// ForgetKey while the witness sections stream: the stream is cancelled at
+// its next chunk (a 32 GiB key's would otherwise take ~15 s from a disk),
+// the proof queued on it fails (its key is going), on_landed says
+// "cancelled", and the key's memory goes.
+TEST(KeyImageGpuTest, EarlyProvingForgetKeyCancelsTheStream) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  test::TempDir dir("cuzk-key-image-gpu-");
+  const Keyed k = MakeKeyed(19);
+  const std::string path = dir.File("k.key-image");
+  WriteKeyImage(k.pk, path, kSource);
+  std::promise<CudaBackend::Landed> landed;  // before the backend: its stream reports into it
+  HeldStream held;
+  CudaBackend gpu({.early_proving = true, .before_witness_stream = held.Hook()});
+  ReleaseOnExit release_on_exit{held};
+  auto image = std::make_shared<const KeyImageStream>(path, kSource);
+  ProvingKey shell = image->Shell();
+  BindCircuit(shell, k.circuit);
+  ASSERT_TRUE(gpu.LoadKeyImage(shell, std::move(image), 0, 2, {},
+                               [&landed](const CudaBackend::Landed& l) { landed.set_value(l); }));
+  gpu.Prepare(shell, &k.circuit);
+  const r1cs::Assignment z = synthetic::Witness(k.params, rng());
+  const ff::Fr r = ff::Fr::Random(rng), s = ff::Fr::Random(rng);
+  std::future<Proof> deferred = std::async(
+      std::launch::async, [&] { return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true}); });
+  ReleaseOnExit release_before_the_future{held};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(gpu.Stats().deferred_proofs, 1u);
+  std::future<void> forget = std::async(std::launch::async, [&] { gpu.ForgetKey(shell); });
+  ReleaseOnExit release_before_forget{held};
+  while (gpu.Stats().landings_cancelled < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(gpu.Stats().landings_cancelled, 1u) << "ForgetKey cancels the stream before it waits";
+  held.Release();  // the stream now starts, sees the cancel at its first chunk
+  forget.get();
+  EXPECT_THROW(deferred.get(), std::runtime_error);
+  const CudaBackend::Landed l = landed.get_future().get();
+  EXPECT_TRUE(l.error);
+  EXPECT_TRUE(l.cancelled);
+  EXPECT_EQ(l.deferred, 1u);
+  EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
+  EXPECT_EQ(gpu.Stats().keys_landing, 0u);
+}
+
 // A witness section damaged (its digest fails while it streams behind the
 // call): the deferred proof gets the image's error (not a hang, not a wrong
 // proof), every later ProveStart with the key refuses naming it, the key
