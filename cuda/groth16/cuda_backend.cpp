@@ -535,8 +535,8 @@ struct CudaBackend::Impl {
   // uploader's buffers). The MSM over the table needs no more scratch than
   // the plain one (fewer windows, one window's buckets). Caller holds
   // device_mu exclusively and mu.
-  void ShiftH(const ProvingKey& pk, ResidentKey& key) {
-    if (!options.shifted_h || key.h_shifted || !key.h.device || pk.h.empty()) return;
+  void ShiftH(ResidentKey& key) {
+    if (!options.shifted_h || key.h_shifted || !key.h.device || key.h.host.empty()) return;
     if (key.landing && !key.landing->Landed()) return;  // its memory is still in flux (early_proving)
     const auto t0 = std::chrono::steady_clock::now();
     ShiftedRoomInputs in;
@@ -550,13 +550,13 @@ struct CudaBackend::Impl {
           std::max(in.largest_working_set,
                    ProofWorkingSetBytes(resident->domain, resident->witness, unsigned(gpu->lanes.size())));
     }
-    in.build_bytes = std::min<size_t>(pk.h.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
+    in.build_bytes = std::min<size_t>(key.h.host.size(), size_t(1) << 22) * sizeof(G1Xyzz);  // the build's slices
     in.cap = options.resident_bases_bytes;
     in.key_held = key.ResidentBytes();
-    const uint32_t c = pippenger::ShiftedWindowBits(pk.h.size(), sizeof(G1Affine), ShiftedTableRoom(in));
+    const uint32_t c = pippenger::ShiftedWindowBits(key.h.host.size(), sizeof(G1Affine), ShiftedTableRoom(in));
     if (c == 0) return;
     try {
-      key.h_shifted.emplace(*key.h.device, pk.h.size(), c);
+      key.h_shifted.emplace(*key.h.device, key.h.host.size(), c);
     } catch (const CudaError& e) {
       if (e.code() != cudaErrorMemoryAllocation) throw;
       cudaGetLastError();  // not sticky: the H MSM runs on the plain bases (h_shifted stays empty)
@@ -1006,6 +1006,16 @@ struct CudaBackend::Impl {
     }
   }
 
+  // The shifted H table of a key whose witness sections just landed (on
+  // the stream's thread, which holds no lock), as Prepare would have built it.
+  void ShiftAfterLanding(ResidentKey& key) {
+    std::unique_lock device_lock(device_mu);
+    std::lock_guard lock(mu);
+    ShiftH(key);
+    stats.resident_base_bytes = ResidentBytes();
+    NoteShifted();
+  }
+
   // After a failed stream (on its thread, which holds no lock): the key's
   // sections go (up to ~51 GB at 32 GiB) once no ProveStart reads them; the
   // key stays, with its failed gate, so its proofs are refused until ForgetKey.
@@ -1131,7 +1141,7 @@ void CudaBackend::Prepare(const ProvingKey& pk, const r1cs::CompiledCircuit* cir
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
   const auto t2 = Clock::now();
   // Last: the table takes only what the proofs, the bases and the circuit leave.
-  impl_->ShiftH(pk, key);
+  impl_->ShiftH(key);
   impl_->stats.resident_base_bytes = impl_->ResidentBytes();
   impl_->NoteShifted();
   impl_->stats.prepare_bases_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -1322,6 +1332,15 @@ bool CudaBackend::LoadKeyImage(const ProvingKey& pk, std::shared_ptr<const groth
                            .cancelled = error && landing->cancel.load()});
               } catch (...) {
                 // the caller's report; the landing itself is done
+              }
+            }
+            if (!error && impl->options.shifted_h && !landing->cancel.load()) {
+              // Prepare skipped the key's table while its sections streamed: built now.
+              try {
+                ScopedDevice on(impl->device);
+                impl->ShiftAfterLanding(*k);
+              } catch (...) {
+                // no table: the H MSM runs on the plain bases
               }
             }
             if (error) {
