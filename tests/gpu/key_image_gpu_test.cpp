@@ -284,8 +284,8 @@ struct ReleaseOnExit {
 // sections stream behind it (held here by before_witness_stream until the
 // proofs have started). Proofs started meanwhile run their H part, defer
 // their witness MSMs and wait in ProveFinish; once the sections land they
-// finish, equal to the CPU's proofs; a proof after the landing runs
-// straight through. ForgetKey waits for the stream.
+// finish, equal to the CPU's proofs; the shifted H table is built after the
+// landing, and a proof after it runs straight through, over the table.
 TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
@@ -295,7 +295,8 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   WriteKeyImage(k.pk, path, kSource);
   std::promise<CudaBackend::Landed> landed;  // before the backend: its stream reports into it
   HeldStream held;
-  CudaBackend gpu({.lanes = 2, .early_proving = true, .before_witness_stream = held.Hook()});
+  // With shifted H bases too: the table is built once the sections land.
+  CudaBackend gpu({.lanes = 2, .shifted_h = true, .early_proving = true, .before_witness_stream = held.Hook()});
   ReleaseOnExit release_on_exit{held};
   auto image = std::make_shared<const KeyImageStream>(path, kSource);
   ProvingKey shell = image->Shell();
@@ -350,11 +351,17 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   EXPECT_EQ(l.bytes, (k.pk.l.size() + k.pk.a.size() + k.pk.b_g1.size()) * sizeof(ec::G1Affine) +
                          k.pk.b_g2.size() * sizeof(ec::G2Affine));
   EXPECT_EQ(gpu.Stats().keys_landing, 0u);
+  const auto table_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (gpu.Stats().shifted_h_bytes == 0 && std::chrono::steady_clock::now() < table_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GT(gpu.Stats().shifted_h_bytes, 0u) << "the shifted H table, built after the landing";
+  const uint64_t shifted_before = gpu.Stats().shifted_h_msms;
   const Case& after = cases[kEarly];
   const ProofBytes got =
       EncodeProof(ProveWithRandomness(gpu, shell, k.circuit, after.z, after.r, after.s, {.witness_only = true}));
   EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), after.want) << "the proof after the landing";
   EXPECT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "after the landing nothing defers";
+  EXPECT_EQ(gpu.Stats().shifted_h_msms, shifted_before + 1) << "the proof after the landing ran over the table";
   gpu.ForgetKey(shell);
   EXPECT_EQ(gpu.Stats().resident_base_bytes, 0u);
 }
