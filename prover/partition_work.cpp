@@ -405,6 +405,10 @@ std::vector<uint8_t> PartitionWork::Finish(const scheduler::PartitionContext& ct
       groth16::SecureWipe(&s, sizeof s);
     }
   } b{ff::Fr::Random(rng), ff::Fr::Random(rng)};
+  {
+    absl::MutexLock lock(&pvk_mu_);
+    if (!pvk_) pvk_ = std::make_shared<const groth16::PreparedVerifyingKey>(p.params->pvk);
+  }
   const groth16::Proof proof = p.backend->ProveFinish(p.params->pk, std::move(p.pending), b.r, b.s);
   pending.reset();  // z
   const groth16::ProofBytes bytes = EncodeProof(proof);
@@ -415,11 +419,14 @@ bool PartitionWork::Verify(const scheduler::PartitionContext& ctx, std::span<con
   std::string why;
   const std::optional<groth16::Proof> decoded = groth16::DecodeProof(proof, &why);
   if (!decoded) throw std::runtime_error("the encoded proof does not decode: " + why);
-  // In memory: the partition's synthesis loaded them. Current, not Get: a
-  // set whose GPU copy broke meanwhile still has the verifying key, and the
-  // finalizer must not load it again for that.
-  const std::shared_ptr<const LoadedParams> params = job_->params.Current();
-  if (!groth16::Verify(params->pvk, *decoded, PartitionVerifierInputs(*job_, ctx.partition)))
+  // Finish kept the verifying key of the set the proof was made with.
+  std::shared_ptr<const groth16::PreparedVerifyingKey> pvk;
+  {
+    absl::MutexLock lock(&pvk_mu_);
+    pvk = pvk_;
+  }
+  if (!pvk) pvk = std::make_shared<const groth16::PreparedVerifyingKey>(job_->params.Current()->pvk);
+  if (!groth16::Verify(*pvk, *decoded, PartitionVerifierInputs(*job_, ctx.partition)))
     throw std::runtime_error("the proof does not verify against the partition's public inputs");
   return true;
 }

@@ -67,7 +67,10 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "engine/groth16/backend.hpp"
+#include "engine/groth16/verifier.hpp"
 #include "prover/job.hpp"
 #include "scheduler/partition_work.hpp"
 
@@ -114,6 +117,12 @@ class PartitionWork final : public scheduler::JobWork {
   const std::function<groth16::Backend&(int)> backend_for_;
   const std::chrono::milliseconds synthesis_delay_;
   const std::chrono::milliseconds gpu_delay_;
+  // The verifying key of the set the job's proofs were made with, kept by
+  // Finish for Verify: the set itself may be gone by then (a set whose GPU
+  // copy broke is dropped and loaded again), and the finalizer must not
+  // wait for that load to verify a proof.
+  mutable absl::Mutex pvk_mu_;
+  std::shared_ptr<const groth16::PreparedVerifyingKey> pvk_ ABSL_GUARDED_BY(pvk_mu_);
 };
 
 }  // namespace cuzk::prover
