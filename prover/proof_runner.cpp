@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/groth16/key_image.hpp"
+#include "engine/util/exception_message.hpp"
 #include "engine/util/parallel.hpp"
 #include "memory/meminfo.hpp"
 #include "prover/devices.hpp"
@@ -317,15 +318,8 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
             return;
           }
           if (l.error) {
-            std::string why = "unknown error";
-            try {
-              std::rethrow_exception(l.error);
-            } catch (const std::exception& e) {
-              why = e.what();
-            } catch (...) {
-            }
             spdlog::error("GPU_KEY_LANDED,device={},failed: {} ({} deferred proof(s) failed; the set loads again)",
-                          device, why, l.deferred);
+                          device, util::ExceptionMessage(l.error), l.deferred);
             if (broken) broken(l.error);
             return;
           }

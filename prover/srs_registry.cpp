@@ -48,7 +48,7 @@ struct SrsRegistry::Entry {
     return loaded;
   }
   // The loaded set unless its witness bases did not land on a GPU
-  // (LoadedParams::devices_broken): such a set is loaded again by the next
+  // (LoadedParams::DevicesBroken): such a set is loaded again by the next
   // Load (SrsRegistry::DropBroken), so callers that would use it go there.
   std::shared_ptr<const LoadedParams> Sound() {
     std::shared_ptr<const LoadedParams> p = Loaded();
@@ -387,7 +387,9 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
 }
 
 std::shared_ptr<const LoadedParams> SrsRegistry::DropBroken(Entry& entry, std::shared_ptr<const LoadedParams> broken) {
-  memory::Reservation charge;  // given back after the set goes (declared first, destroyed last)
+  // The entry's charge is given back on return, while jobs that still hold
+  // the broken set keep its host part (its compact circuit) until they end.
+  memory::Reservation charge;
   {
     absl::MutexLock lock(&entry.mu);
     if (entry.loaded == broken) {

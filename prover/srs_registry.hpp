@@ -231,7 +231,7 @@ class SrsRegistry {
   // `broken`: for a hook that returns before every section is on the
   // devices (gpus.early_proving): called, from any thread, if one then fails
   // to land, with its error (a util::CacheError: the image is damaged); it
-  // marks the set (LoadedParams::devices_broken) and takes no lock.
+  // marks the set (LoadedParams::devices_health) and takes no lock.
   using CompactSource = std::function<std::shared_ptr<const r1cs::CompactCircuit>()>;
   using DevicesBroken = std::function<void(const std::exception_ptr& error)>;
   using KeyToDevices =
@@ -281,7 +281,7 @@ class SrsRegistry {
   std::shared_ptr<const LoadedParams> Load(Entry& entry, double* load_ms);
   std::shared_ptr<const LoadedParams> LoadHere(Entry& entry, double* load_ms);
   // A set whose witness bases did not land on a GPU (LoadedParams::
-  // devices_broken) leaves the entry as an eviction would, so the caller
+  // DevicesBroken) leaves the entry as an eviction would, so the caller
   // loads it again; a damaged key image is removed first (that load then
   // reads the .params and writes a fresh image). Returns null. Caller holds
   // entry.load_mu.

@@ -32,6 +32,7 @@
 #include "engine/msm/msm.hpp"
 #include "engine/r1cs/compact_circuit.hpp"
 #include "engine/r1cs/compact_witness.hpp"
+#include "engine/util/exception_message.hpp"
 #include "engine/util/thread_priority.hpp"
 
 namespace cuzk::cuda {
@@ -188,16 +189,6 @@ struct Landing {
   bool Landed() const { return gate.state() == WitnessLanding::State::kLanded; }
   bool Failed() const { return gate.state() == WitnessLanding::State::kFailed; }
 };
-
-std::string WhatOf(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
 
 // The key's bases (G1 96 B a point on the device, G2 192 B; a 32 GiB
 // partition's key ~51 GB in all), resident while they fit in `budget`, in
@@ -752,7 +743,7 @@ struct CudaBackend::Impl {
       resident = &Resident(pk);
       if (resident->WitnessFailed()) {
         throw std::runtime_error("CudaBackend: the key's witness bases did not load onto the device (" +
-                                 WhatOf(resident->landing->gate.error()) +
+                                 util::ExceptionMessage(resident->landing->gate.error()) +
                                  "): its proofs fail until the key is forgotten and loaded again");
       }
       if (resident->a.device) a_density = resident->a_density.For(pk.a_density);

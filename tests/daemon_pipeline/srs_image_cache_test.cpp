@@ -216,6 +216,15 @@ struct FakeDevices {
   }
 };
 
+// `devices` as the registry's devices hook (it must outlive the registry's use of it).
+SrsRegistry::KeyToDevices HookOf(FakeDevices& devices) {
+  return [&devices](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
+                    uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
+                    const SrsRegistry::DevicesBroken& broken) {
+    return devices(shell, image, circuit_bytes, compact, broken);
+  };
+}
+
 // With every image made and a devices hook set, a witness-only GPU daemon's
 // load reads the key image once, to the devices, and the circuit's shell and
 // compact image: the set holds only its compact circuit and small parts,
@@ -233,11 +242,7 @@ TEST(SrsImageCache, StraightToTheDevicesWhenEveryImageIsMade) {
   auto load = [&](FakeDevices& devices) {
     SrsRegistry srs(ParamDir(), 0, cache);
     srs.SetCompactCircuits(true);
-    srs.SetKeyToDevices([&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
-                            uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
-                            const SrsRegistry::DevicesBroken& broken) {
-      return devices(shell, image, circuit_bytes, compact, broken);
-    });
+    srs.SetKeyToDevices(HookOf(devices));
     SrsRegistry::Lease lease = srs.Acquire("snap-2k");
     // Charged, before it loads, what a load straight to the devices holds: the compact image's size.
     EXPECT_EQ(lease.ChargeBytes(), fs::file_size(fs::path(cache) / "snap-2k.compact-image"));
@@ -350,10 +355,7 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   SrsRegistry srs(ParamDir(), 0, cache);
   srs.SetCompactCircuits(true);
   FakeDevices devices;
-  srs.SetKeyToDevices(
-      [&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
-          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
-          const SrsRegistry::DevicesBroken& broken) { return devices(shell, image, circuit_bytes, compact, broken); });
+  srs.SetKeyToDevices(HookOf(devices));
   SrsRegistry::Lease first = srs.Acquire("snap-2k");
   const std::shared_ptr<const LoadedParams> a = first.Get(nullptr);
   ASSERT_TRUE(a->on_devices_only);
@@ -389,10 +391,7 @@ TEST(SrsImageCache, ASetWhoseWitnessBasesDidNotLandLoadsAgain) {
   SrsRegistry again(ParamDir(), 0, cache);
   again.SetCompactCircuits(true);
   FakeDevices devices2;
-  again.SetKeyToDevices(
-      [&](const groth16::ProvingKey& shell, std::shared_ptr<const groth16::KeyImageStream> image,
-          uint64_t circuit_bytes, const SrsRegistry::CompactSource& compact,
-          const SrsRegistry::DevicesBroken& broken) { return devices2(shell, image, circuit_bytes, compact, broken); });
+  again.SetKeyToDevices(HookOf(devices2));
   SrsRegistry::Lease held = again.Acquire("snap-2k");
   ASSERT_TRUE(held.Get(nullptr)->on_devices_only);
   devices2.broken(std::make_exception_ptr(std::runtime_error("EIO")));

@@ -280,6 +280,15 @@ struct ReleaseOnExit {
   ~ReleaseOnExit() { held.Release(); }
 };
 
+// Until `reached` holds for the backend's stats, or 120 s (the caller's
+// assertion then reports what was missing): what another thread does
+// (a deferral, a cancel, a table build) is awaited, never slept for.
+void WaitForStats(const CudaBackend& gpu, const std::function<bool(const CudaBackendStats&)>& reached) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!reached(gpu.Stats()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 // gpus.early_proving: LoadKeyImage returns once H is resident, the witness
 // sections stream behind it (held here by before_witness_stream until the
 // proofs have started). Proofs started meanwhile run their H part, defer
@@ -333,9 +342,7 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   }
   // Each proof defers once its H part is done (no sleep decides it: the
   // stream cannot start before the release below).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (gpu.Stats().deferred_proofs < kEarly && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForStats(gpu, [](const CudaBackendStats& st) { return st.deferred_proofs >= uint64_t(kEarly); });
   ASSERT_EQ(gpu.Stats().deferred_proofs, uint64_t(kEarly)) << "every early proof left its witness MSMs queued";
   for (auto& f : early)
     EXPECT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
@@ -351,9 +358,7 @@ TEST(KeyImageGpuTest, EarlyProvingDefersTheWitnessMsmsUntilTheSectionsLand) {
   EXPECT_EQ(l.bytes, (k.pk.l.size() + k.pk.a.size() + k.pk.b_g1.size()) * sizeof(ec::G1Affine) +
                          k.pk.b_g2.size() * sizeof(ec::G2Affine));
   EXPECT_EQ(gpu.Stats().keys_landing, 0u);
-  const auto table_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (gpu.Stats().shifted_h_bytes == 0 && std::chrono::steady_clock::now() < table_deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForStats(gpu, [](const CudaBackendStats& st) { return st.shifted_h_bytes > 0; });
   EXPECT_GT(gpu.Stats().shifted_h_bytes, 0u) << "the shifted H table, built after the landing";
   const uint64_t shifted_before = gpu.Stats().shifted_h_msms;
   const Case& after = cases[kEarly];
@@ -392,14 +397,11 @@ TEST(KeyImageGpuTest, EarlyProvingForgetKeyCancelsTheStream) {
   std::future<Proof> deferred = std::async(
       std::launch::async, [&] { return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true}); });
   ReleaseOnExit release_before_the_future{held};
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForStats(gpu, [](const CudaBackendStats& st) { return st.deferred_proofs >= 1; });
   ASSERT_EQ(gpu.Stats().deferred_proofs, 1u);
   std::future<void> forget = std::async(std::launch::async, [&] { gpu.ForgetKey(shell); });
   ReleaseOnExit release_before_forget{held};
-  while (gpu.Stats().landings_cancelled < 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForStats(gpu, [](const CudaBackendStats& st) { return st.landings_cancelled >= 1; });
   ASSERT_EQ(gpu.Stats().landings_cancelled, 1u) << "ForgetKey cancels the stream before it waits";
   held.Release();  // the stream now starts, sees the cancel at its first chunk
   forget.get();
@@ -443,9 +445,7 @@ TEST(KeyImageGpuTest, EarlyProvingWithADamagedWitnessSectionFailsItsProofs) {
   std::future<Proof> deferred = std::async(
       std::launch::async, [&] { return ProveWithRandomness(gpu, shell, k.circuit, z, r, s, {.witness_only = true}); });
   ReleaseOnExit release_before_the_future{held};  // its destructor waits for the proof
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (gpu.Stats().deferred_proofs < 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForStats(gpu, [](const CudaBackendStats& st) { return st.deferred_proofs >= 1; });
   ASSERT_EQ(gpu.Stats().deferred_proofs, 1u);
   held.Release();
   EXPECT_THROW(deferred.get(), util::CacheError);
