@@ -85,6 +85,11 @@ TEST(DaemonConfig, ErrorsNameTheKeyAndValue) {
   EXPECT_TRUE(has(e, "pipeline.synthesis_concurrency")) << e;
   e = ErrorOf("[pipeline]\nenabled = \"yes\"\n");
   EXPECT_TRUE(has(e, "pipeline.enabled")) << e;
+  e = ErrorOf("[gpus]\ncompressed_h = \"sometimes\"\n");
+  EXPECT_TRUE(has(e, "gpus.compressed_h") && has(e, "sometimes")) << e;
+  e = ErrorOf("[gpus]\nearly_proving = \"yes\"\n");
+  EXPECT_TRUE(has(e, "gpus.early_proving")) << e;
+  EXPECT_EQ(ParseConfig("[gpus]\ncompressed_h = \"auto\"\nearly_proving = true\n", "ok").gpus.compressed_h, "auto");
   e = ErrorOf("[pipeline]\nenabled = false\n");  // the pipeline is the only proof path
   EXPECT_TRUE(has(e, "pipeline.enabled") && has(e, "only proof path")) << e;
   // Durations are added to the clock: huge ones are refused, not overflowed.
