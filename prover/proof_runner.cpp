@@ -152,6 +152,18 @@ bool ProofRunner::PreparesCompactCircuits() const {
 #endif
 }
 
+groth16::KeyImageH ProofRunner::KeyImageHForGpus() const {
+#ifdef CUZK_HAVE_CUDA
+  if (gpu_backends_.empty()) return groth16::KeyImageH::kPlain;
+  switch (CompressedHPolicy(options_.compressed_h)) {
+    case cuda::CudaBackendOptions::CompressedH::kNever: return groth16::KeyImageH::kPlain;
+    case cuda::CudaBackendOptions::CompressedH::kAlways: return groth16::KeyImageH::kCompressed;
+    case cuda::CudaBackendOptions::CompressedH::kAuto: return groth16::KeyImageH::kBoth;
+  }
+#endif
+  return groth16::KeyImageH::kPlain;
+}
+
 void ProofRunner::PrepareDevices(std::shared_ptr<const LoadedParams> params, AllHold all_hold) {
 #ifdef CUZK_HAVE_CUDA
   if (!params) return;

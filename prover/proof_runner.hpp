@@ -38,6 +38,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/groth16/cpu_backend.hpp"
+#include "engine/groth16/key_image.hpp"
 #include "memory/budget.hpp"
 #include "memory/pinned_pool.hpp"
 #include "prover/devices.hpp"
@@ -213,6 +214,10 @@ class ProofRunner final : public JobCanceller {
   // images (SrsRegistry::SetCompactCircuits), and a set's LoadedParams::
   // compact, when it has one, spares each GPU building it.
   bool PreparesCompactCircuits() const;
+  // The forms of H its GPUs read from a key image (RunnerOptions::
+  // compressed_h: never -> plain, always -> compressed, auto -> both), for
+  // the image writer (SrsImageCache::SetKeyImageH); plain without GPUs.
+  groth16::KeyImageH KeyImageHForGpus() const;
   // Drops every GPU's copy of a set that is about to be destroyed
   // (CudaBackend::ForgetKey: its bases and compact circuit, 38 GB at 32 GiB),
   // so the next set loaded finds the device memory free instead of streaming

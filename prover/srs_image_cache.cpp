@@ -185,7 +185,7 @@ std::unique_ptr<groth16::KeyImageStream> SrsImageCache::OpenKey(const std::strin
 }
 
 std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& params_path, uint64_t params_source,
-                                                          unsigned threads) {
+                                                          unsigned threads, bool* keep_image) {
   if (!enabled() || disabled_ || params_source == 0) return std::nullopt;
   const std::string path = KeyPath(params_path);
   if (!fs::exists(path)) return std::nullopt;
@@ -202,6 +202,12 @@ std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& par
     absl::MutexLock lock(&stats_mu_);
     ++stats_.key_hits;
     return pk;
+  } catch (const groth16::KeyImageWithoutPlainH& e) {
+    // Current, and what the GPUs read: the host decodes the .params this once.
+    spdlog::info("SRS_CACHE,{},key=devices_only,reason=\"{}\" (decodes the .params; the image is kept)", params_path,
+                 e.what());
+    if (keep_image) *keep_image = true;
+    return std::nullopt;
   } catch (const std::exception& e) {
     spdlog::warn("SRS_CACHE,{},key=rebuild,reason=\"{}\"", params_path, e.what());
     absl::MutexLock lock(&stats_mu_);
@@ -262,7 +268,7 @@ bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, con
     }
     if (missing.key && params_source != 0 && !params->generic) {
       attempt("key", KeyPath(params_path), [&](const std::string& path) {
-        return groth16::WriteKeyImage(params->pk, path, params_source, &cancel_);
+        return groth16::WriteKeyImage(params->pk, path, params_source, &cancel_, key_h_.load());
       });
     }
   };

@@ -80,7 +80,19 @@ class SrsImageCache {
   // The key image opened for streaming (groth16::KeyImageStream); null on a
   // miss or a stale or damaged header (logged).
   std::unique_ptr<groth16::KeyImageStream> OpenKey(const std::string& params_path, uint64_t params_source);
-  std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads);
+  // The key read into host memory; nullopt on a miss. *keep_image (when
+  // given) is set when the image is current but holds H only compressed
+  // (groth16::KeyImageWithoutPlainH): the caller decodes the .params and
+  // must not rewrite the image its GPUs read.
+  std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads,
+                                             bool* keep_image = nullptr);
+
+  // Which forms of H the key images it writes hold (groth16::KeyImageH):
+  // kPlain (the default: host reads) unless GPUs stream the key from its
+  // image (Prover: from gpus.compressed_h). Images already written are read
+  // whatever they hold.
+  void SetKeyImageH(groth16::KeyImageH h) { key_h_ = h; }
+  groth16::KeyImageH key_image_h() const { return key_h_; }
 
   // Which images a load found current; the others are written.
   struct Missing {
@@ -124,6 +136,7 @@ class SrsImageCache {
 
   std::string dir_;
   std::atomic<bool> cancel_{false};
+  std::atomic<groth16::KeyImageH> key_h_{groth16::KeyImageH::kPlain};
   absl::Mutex mu_;
   std::vector<std::thread> writers_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<absl::Mutex> write_order_ = std::make_shared<absl::Mutex>();  // one write at a time

@@ -264,6 +264,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
     });
     uint64_t params_source = 0;
     bool circuit_hit = false, key_hit = false;
+    bool key_image_kept = false;  // current but H compressed only: not rewritten (SrsImageCache::ReadKey)
     const bool want_compact = compact_circuits_.load() && !entry.generic;
     fresh->circuit_id = entry.circuit_id;
     fresh->generic = entry.generic;
@@ -312,7 +313,8 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
             if (r.circuit && want_compact) r.compact = images_.ReadCompact(entry.circuit_id, *r.circuit, threads_);
             return r;
           });
-          std::optional<groth16::ProvingKey> pk = images_.ReadKey(entry.params_path, params_source, threads_);
+          std::optional<groth16::ProvingKey> pk =
+              images_.ReadKey(entry.params_path, params_source, threads_, &key_image_kept);
           key_hit = pk.has_value();
           CircuitRead read = cached_circuit.get();
           std::optional<r1cs::CompiledCircuit>& circuit = read.circuit;
@@ -369,8 +371,9 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
     if (!entry.generic) {
       // The writer reads the host copy: one more reader to count down before it may go.
       p->host_readers.fetch_add(1);
-      const SrsImageCache::Missing missing{
-          .circuit = !circuit_hit, .key = !key_hit, .compact = want_compact && p->compact == nullptr};
+      const SrsImageCache::Missing missing{.circuit = !circuit_hit,
+                                           .key = !key_hit && !key_image_kept,
+                                           .compact = want_compact && p->compact == nullptr};
       const bool queued = images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, missing,
                                                [this, p] { HostCopyUnneeded(p); });
       if (!queued) p->host_readers.fetch_sub(1);

@@ -1159,12 +1159,15 @@ void StreamWitnessSections(KeyImageUploader& up, const groth16::KeyImageStream& 
     up.Upload(image, groth16::KeySection::kBG2, key.b_g2->device->mutable_data(), sizeof(G2Point), cancel);
 }
 
-// Whether LoadKeyImage reads H in its compressed form (CudaBackendOptions::
-// compressed_h): kAuto when less than half of the uncompressed section is
+// Whether LoadKeyImage reads H in its compressed form: the form the image
+// holds when it holds one (groth16::KeyImageH), else CudaBackendOptions::
+// compressed_h: kAuto when less than half of the uncompressed section is
 // in the page cache (mincore: ~1 after a recent read, ~0 after a drop).
 bool ReadCompressedH(CudaBackendOptions::CompressedH policy, const groth16::KeyImageStream& image) {
   using Policy = CudaBackendOptions::CompressedH;
-  if (policy == Policy::kNever || image.Count(groth16::KeySection::kH) == 0) return false;
+  if (image.Count(groth16::KeySection::kH) == 0 || !image.Holds(groth16::KeySection::kHCompressed)) return false;
+  if (!image.Holds(groth16::KeySection::kH)) return true;
+  if (policy == Policy::kNever) return false;
   if (policy == Policy::kAlways) return true;
   return image.ResidentShare(groth16::KeySection::kH) < 0.5;
 }

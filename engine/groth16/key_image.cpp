@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <system_error>
@@ -119,6 +120,27 @@ void AddCompressedPoints(util::CacheWriter& w, std::string_view name, std::span<
   });
 }
 
+// H's point from its compressed record (Shell, for an image that left the
+// plain H out): y = sqrt(x^3 + 4), the root the record's flag names, chosen
+// by the encoder's own sign rule. Two square roots per key: microseconds.
+ec::G1Affine DecompressRecord(const std::string& path, uint64_t index, std::span<const uint8_t> record) {
+  std::array<uint8_t, kCompressedBytes> x_bytes{};
+  std::memcpy(x_bytes.data(), record.data(), kCompressedBytes);
+  const uint8_t flags = x_bytes[kCompressedBytes - 1] & (kCompressedInfinity | kCompressedLargerY);
+  if (flags & kCompressedInfinity) KeyImageStream::ThrowFlagSet(path, KeySection::kHCompressed, index);
+  x_bytes[kCompressedBytes - 1] &= uint8_t(~flags);
+  ec::G1Affine p{};
+  std::memcpy(&p.x, x_bytes.data(), kCompressedBytes);
+  const std::optional<ec::G1Affine::Field> y = (p.x.Square() * p.x + ec::G1Curve::kB()).Sqrt();
+  if (!y) {
+    throw util::CacheError(path + ": section h48 point " + std::to_string(index) + " is not on the curve");
+  }
+  p = ec::G1Affine::FromXY(p.x, *y);
+  const bool larger = (ec::EncodeCompressed(p)[0] & ec::kFlagSort) != 0;
+  if (larger != bool(flags & kCompressedLargerY)) p = ec::G1Affine::FromXY(p.x, -*y);
+  return p;
+}
+
 // Throws unless the flag byte of every record whose flag lies in `bytes`
 // (section offset `offset`) is zero; for kHCompressed, unless no record has
 // its infinity bit set (the rest is checked where it is decompressed).
@@ -209,8 +231,8 @@ uint64_t ParamsFileSource(const std::string& params_path) {
   return util::Digest64({reinterpret_cast<const uint8_t*>(fields), sizeof(fields)}, 0x6b657931);
 }
 
-uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t source,
-                       const std::atomic<bool>* cancel) {
+uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t source, const std::atomic<bool>* cancel,
+                       KeyImageH h) {
   if (pk.h_form != HQueryForm::kBellperson) throw std::invalid_argument("key images hold bellperson-form keys only");
   if (pk.b_g1.size() != pk.b_g2.size()) throw std::invalid_argument("key has b_g1 and b_g2 of different lengths");
   util::CacheWriter w(path, kKind, source, cancel);
@@ -220,12 +242,14 @@ uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t s
   w.AddSection("vk", vk.size(), [&](uint64_t offset, std::span<uint8_t> out) {
     std::memcpy(out.data(), vk.data() + offset, out.size());
   });
-  AddPoints<ec::G1Affine>(w, "h", pk.h);
+  // A form left out is a section of no bytes (KeyImageStream::Holds).
+  const std::span<const ec::G1Affine> none;
+  AddPoints<ec::G1Affine>(w, "h", h == KeyImageH::kCompressed ? none : std::span<const ec::G1Affine>(pk.h));
   AddPoints<ec::G1Affine>(w, "l", pk.l);
   AddPoints<ec::G1Affine>(w, "a", pk.a);
   AddPoints<ec::G1Affine>(w, "b_g1", pk.b_g1);
   AddPoints<ec::G2Affine>(w, "b_g2", pk.b_g2);
-  AddCompressedPoints(w, SectionName(KeySection::kHCompressed), pk.h);
+  AddCompressedPoints(w, SectionName(KeySection::kHCompressed), h == KeyImageH::kPlain ? none : pk.h);
   w.Commit();
   return w.bytes_written();
 }
@@ -237,6 +261,10 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threa
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImageReadOptions& options) {
   util::CacheReader r(path, kKind, source);
   const Meta meta = util::ReadRecordSection<Meta>(r, "meta");
+  if (meta.h > 0 && r.Section(SectionName(KeySection::kH)).bytes == 0 &&
+      r.Section(SectionName(KeySection::kHCompressed)).bytes == meta.h * kCompressedBytes) {
+    throw KeyImageWithoutPlainH(path + ": holds H compressed only (written for GPUs that decompress it)");
+  }
   ProvingKey pk;
   try {
     pk.vk = ParseVerifyingKey(r.SectionBytes("vk"), path);
@@ -269,11 +297,20 @@ struct KeyImageStream::Impl {
     for (KeySection s : {KeySection::kH, KeySection::kL, KeySection::kA, KeySection::kBG1, KeySection::kBG2,
                          KeySection::kHCompressed}) {
       const uint64_t n = Count(s), bytes = reader.Section(SectionName(s)).bytes;
+      if (bytes == 0 && LeftOut(s)) continue;
       if (n > bytes / RecordBytes(s) || bytes != n * RecordBytes(s)) {
         throw util::CacheError(path + ": section " + SectionName(s) + " does not hold " + std::to_string(n) +
                                " points");
       }
     }
+  }
+  // An H form the writer left out (KeyImageH): its section has no bytes,
+  // the other form's has them all.
+  bool LeftOut(KeySection s) const {
+    if (s != KeySection::kH && s != KeySection::kHCompressed) return false;
+    const KeySection other = s == KeySection::kH ? KeySection::kHCompressed : KeySection::kH;
+    return meta.h > 0 && reader.Section(SectionName(s)).bytes == 0 &&
+           reader.Section(SectionName(other)).bytes == meta.h * RecordBytes(other);
   }
   uint64_t Count(KeySection s) const {
     switch (s) {
@@ -291,6 +328,16 @@ struct KeyImageStream::Impl {
   void ShellOf(KeySection s, util::OverwriteVector<Point>& points) const {
     points.resize(size_t(Count(s)));  // reserved, not touched
     if (points.empty()) return;
+    if constexpr (std::is_same_v<Point, ec::G1Affine>) {
+      if (LeftOut(s)) {  // plain H left out: its ends from the compressed records
+        for (size_t i : {size_t(0), points.size() - 1}) {
+          std::array<uint8_t, kCompressedBytes> rec{};
+          reader.ReadUnchecked(SectionName(KeySection::kHCompressed), uint64_t(i) * kCompressedBytes, rec);
+          points[i] = DecompressRecord(reader.path(), i, rec);
+        }
+        return;
+      }
+    }
     for (size_t i : {size_t(0), points.size() - 1}) {
       std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(&points[i]), sizeof(Point));
       reader.ReadUnchecked(SectionName(s), uint64_t(i) * sizeof(Point), bytes);
@@ -322,6 +369,7 @@ KeyImageStream::KeyImageStream(const std::string& path, uint64_t source)
 KeyImageStream::~KeyImageStream() = default;
 
 uint64_t KeyImageStream::Count(KeySection section) const { return impl_->Count(section); }
+bool KeyImageStream::Holds(KeySection section) const { return !impl_->LeftOut(section); }
 const std::string& KeyImageStream::path() const { return impl_->reader.path(); }
 
 double KeyImageStream::ResidentShare(KeySection section) const {
@@ -350,6 +398,7 @@ void KeyImageStream::Stream(KeySection section, unsigned threads, const Buffer& 
   const uint64_t r = RecordBytes(section);
   const util::CacheReader& reader = impl_->reader;
   const std::string name = SectionName(section);
+  if (!Holds(section)) throw util::CacheError(path() + ": section " + name + " was left out of this image");
   const uint64_t bytes = reader.Section(name).bytes;
   const uint64_t chunk_bytes = util::kCacheChunkBytes;
   // Records cut by a chunk edge (the chunk is not a multiple of 104 or 200

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "engine/groth16/types.hpp"
+#include "engine/util/cache_file.hpp"
 
 namespace cuzk::groth16 {
 
@@ -39,12 +40,29 @@ inline constexpr std::string_view kKeyImageKind = "groth16-key/3";
 // saves). std::system_error if the file cannot be read.
 uint64_t ParamsFileSource(const std::string& params_path);
 
+// Which forms of H an image holds (KeySection::kH, kHCompressed): what its
+// readers will use. kPlain for host reads and GPUs that read H as it is;
+// kCompressed for GPUs that decompress it (a 32 GiB key image of 29.7 GB
+// instead of 43.6: the disk of a 32 GiB set, and the bytes a cold start
+// reads); kBoth lets the GPU choose per load (cuda's compressed_h = auto).
+// A form left out is a section of no bytes.
+enum class KeyImageH { kPlain, kCompressed, kBoth };
+
 // std::invalid_argument for a key that is not in the bellperson form or
 // holds a point at infinity (never from ReadParams); std::system_error for
 // I/O; util::CacheError when cancelled. Written beside `path` and renamed
 // over it at the end. Returns the bytes written.
 uint64_t WriteKeyImage(const ProvingKey& pk, const std::string& path, uint64_t source,
-                       const std::atomic<bool>* cancel = nullptr);
+                       const std::atomic<bool>* cancel = nullptr, KeyImageH h = KeyImageH::kBoth);
+
+// What ReadKeyImage throws for an image that is current but holds H only
+// compressed (KeyImageH::kCompressed): the host would have to take a square
+// root per point (minutes at 32 GiB), so the caller decodes the .params and
+// keeps the image for the GPUs it was written for.
+class KeyImageWithoutPlainH : public util::CacheError {
+ public:
+  using util::CacheError::CacheError;
+};
 
 // Where a read's time went, section by section (the sections are read at
 // the same time): sizing the vector and reading the
@@ -66,7 +84,8 @@ struct KeyImageReadOptions {
   KeyImageReadStats* stats = nullptr;  // filled when given
 };
 
-// util::CacheError when the image is missing, stale or damaged.
+// util::CacheError when the image is missing, stale or damaged;
+// KeyImageWithoutPlainH when it holds no plain H.
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, const KeyImageReadOptions& options);
 ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threads = 0);
 
@@ -83,8 +102,10 @@ ProvingKey ReadKeyImage(const std::string& path, uint64_t source, unsigned threa
 // decompressed on the GPU (cuda/ec/g1_compressed.hpp): x's Montgomery limbs
 // as the key holds them, little-endian, with bit 382 set when y is the
 // lexicographically larger root (Zcash's sign rule) and bit 383 (infinity)
-// never set (an image holds no point at infinity). Written with the others;
-// the full read (ReadKeyImage) and Shell() ignore it.
+// never set (an image holds no point at infinity). Written with the others
+// unless the writer left it out (KeyImageH); the full read (ReadKeyImage)
+// ignores it, and Shell() reads H's first and last points from it (a square
+// root each) only when the plain section was left out.
 enum class KeySection { kH, kL, kA, kBG1, kBG2, kHCompressed };
 
 class KeyImageStream {
@@ -134,6 +155,9 @@ class KeyImageStream {
               FlagCheck flags = FlagCheck::kHere) const;
 
   uint64_t Count(KeySection section) const;
+  // Whether the image holds the section's records (only kH or kHCompressed
+  // can be left out, never both of a key with an H).
+  bool Holds(KeySection section) const;
   const std::string& path() const;
   // The share of the section's file pages in the page cache now (mincore
   // over a mapping of its range, nothing read): ~1 once it was read

@@ -66,9 +66,10 @@ struct Load {
   std::shared_ptr<const LoadedParams> params;
   SrsImageCache::Stats stats;
 };
-Load LoadWith(const std::string& cache, bool compact = false) {
+Load LoadWith(const std::string& cache, bool compact = false, groth16::KeyImageH key_h = groth16::KeyImageH::kPlain) {
   SrsRegistry srs(ParamDir(), 0, cache);
   srs.SetCompactCircuits(compact);
+  srs.images().SetKeyImageH(key_h);
   Load load{srs.Acquire("snap-2k").Get(nullptr), {}};
   srs.images().WaitForWrites();
   load.stats = srs.images().stats();
@@ -120,6 +121,52 @@ TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
     ExpectSameSet(*first.params, *third.params);
   }
   EXPECT_EQ(LoadWith(cache).stats.key_hits, 1u) << "the rewritten image is good";
+}
+
+// Key images hold the forms of H their readers use (SrsImageCache::
+// SetKeyImageH): plain by default (no compressed section); compressed only
+// for GPUs that decompress it: a host load then decodes the .params (the
+// same set) and keeps the image, never rewriting it; a plain image read by
+// a registry that would write compressed ones is used as it is.
+TEST(SrsImageCache, KeyImagesHoldTheFormsOfHTheirReadersUse) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir("cuzk-srs-images-");
+  const std::string cache = (dir.path / "images").string();
+  auto key_image = [&] {
+    for (const auto& f : fs::directory_iterator(cache))
+      if (f.path().extension() == ".key-image") return f.path().string();
+    return std::string();
+  };
+  const Load plain = LoadWith(cache);
+  ASSERT_EQ(plain.stats.key_writes, 1u);
+  const std::string path = key_image();
+  ASSERT_FALSE(path.empty());
+  const uint64_t source =
+      SrsImageCache::ParamsSource((fs::path(ParamDir()) / fs::path(path).filename().replace_extension("")).string());
+  ASSERT_NE(source, 0u);
+  {
+    const groth16::KeyImageStream image(path, source);
+    EXPECT_TRUE(image.Holds(groth16::KeySection::kH));
+    EXPECT_FALSE(image.Holds(groth16::KeySection::kHCompressed)) << "the default writes plain H only";
+  }
+  const Load reused = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
+  EXPECT_EQ(reused.stats.key_hits, 1u) << "a current image is read whatever forms it holds";
+  EXPECT_EQ(reused.stats.key_writes, 0u);
+
+  fs::remove(path);
+  const Load written = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
+  EXPECT_EQ(written.stats.key_writes, 1u);
+  {
+    const groth16::KeyImageStream image(path, source);
+    EXPECT_FALSE(image.Holds(groth16::KeySection::kH));
+    EXPECT_TRUE(image.Holds(groth16::KeySection::kHCompressed));
+  }
+  const auto mtime = fs::last_write_time(path);
+  const Load host = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
+  EXPECT_EQ(host.stats.key_hits, 0u) << "the host cannot read H compressed only";
+  EXPECT_EQ(host.stats.key_writes + host.stats.rebuilds, 0u) << "the image its GPUs read is kept";
+  EXPECT_EQ(fs::last_write_time(path), mtime);
+  ExpectSameSet(*plain.params, *host.params);
 }
 
 void FlipByteAt(const std::string& path, uint64_t at) {

@@ -16,6 +16,8 @@
 #include <random>
 #include <vector>
 
+#include "engine/ec/g1.hpp"
+#include "engine/ff/fr.hpp"
 #include "engine/groth16/key_image.hpp"
 #include "engine/util/cache_file.hpp"
 #include "engine/util/page_cache.hpp"
@@ -197,6 +199,73 @@ TEST(KeyImageStream, CompressedHHoldsXAndTheRootOfEveryPoint) {
       KeyImageStream::FlagCheck::kByCaller));
   EXPECT_EQ(seen, pk.h.size());
   EXPECT_THROW(KeyImageStream::FlagOffset(KeySection::kHCompressed), std::invalid_argument);
+}
+
+// An image may leave one form of H out (groth16::KeyImageH: what its
+// readers use). Compressed only: no plain section (Holds, Stream refused by
+// name), the shell's H ends decompressed on the host equal to the key's (real
+// points at both ends, each root), the host read refused as
+// KeyImageWithoutPlainH, the compressed records equal to a both-forms
+// image's, and the file smaller by the plain section. Plain only: the host
+// read gives the key, the compressed section is refused.
+TEST(KeyImageStream, AnImageMayLeaveOneFormOfHOut) {
+  std::mt19937_64 rng = test::SeededRng();
+  groth16::ProvingKey pk = BigKey(rng, 1.1, 0.1);
+  // The ends on the curve (the shell takes square roots of them), one with
+  // each root: the compressed record's flag picks it.
+  const ec::G1Affine p = (ec::G1Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine();
+  pk.h.front() = p;
+  pk.h.back() = -((ec::G1Jacobian::Generator() * ff::Fr::Random(rng)).ToAffine());
+  TempDir dir("cuzk-key-stream-");
+  const std::string both = dir.File("both.key-image"), compressed = dir.File("c.key-image"),
+                    plain = dir.File("p.key-image");
+  groth16::WriteKeyImage(pk, both, kSource);
+  groth16::WriteKeyImage(pk, compressed, kSource, nullptr, groth16::KeyImageH::kCompressed);
+  groth16::WriteKeyImage(pk, plain, kSource, nullptr, groth16::KeyImageH::kPlain);
+  // Smaller by the section left out, up to its alignment padding.
+  const auto smaller_by = [&](const std::string& image, uint64_t bytes) {
+    const uint64_t d = fs::file_size(both) - fs::file_size(image);
+    EXPECT_GE(d + 4096, bytes) << image;
+    EXPECT_LE(d, bytes + 4096) << image;
+  };
+  smaller_by(compressed, pk.h.size() * sizeof(ec::G1Affine));
+  smaller_by(plain, pk.h.size() * 48);
+
+  const KeyImageStream c(compressed, kSource), b(both, kSource);
+  EXPECT_FALSE(c.Holds(KeySection::kH));
+  EXPECT_TRUE(c.Holds(KeySection::kHCompressed));
+  EXPECT_TRUE(c.Holds(KeySection::kL));
+  EXPECT_TRUE(b.Holds(KeySection::kH) && b.Holds(KeySection::kHCompressed));
+  EXPECT_EQ(c.Count(KeySection::kH), pk.h.size());
+  const groth16::ProvingKey shell = c.Shell();
+  ASSERT_EQ(shell.h.size(), pk.h.size());
+  EXPECT_TRUE(shell.h.front() == pk.h.front());
+  EXPECT_TRUE(shell.h.back() == pk.h.back());
+  EXPECT_TRUE(shell.l.front() == pk.l.front());
+  try {
+    test::StreamToEmulatedDevice(c, KeySection::kH, 2);
+    ADD_FAILURE() << "a section left out was streamed";
+  } catch (const util::CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find("section h was left out"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(test::StreamToEmulatedDevice(c, KeySection::kHCompressed, 3).bytes,
+            test::StreamToEmulatedDevice(b, KeySection::kHCompressed, 1).bytes);
+  test::ExpectOnEmulatedDevice(test::StreamToEmulatedDevice(c, KeySection::kL, 2), pk.l, "l");
+  try {
+    groth16::ReadKeyImage(compressed, kSource);
+    ADD_FAILURE() << "the host read an image without plain H";
+  } catch (const groth16::KeyImageWithoutPlainH& e) {
+    EXPECT_NE(std::string(e.what()).find("compressed only"), std::string::npos) << e.what();
+  }
+
+  const KeyImageStream pl(plain, kSource);
+  EXPECT_TRUE(pl.Holds(KeySection::kH));
+  EXPECT_FALSE(pl.Holds(KeySection::kHCompressed));
+  EXPECT_THROW(test::StreamToEmulatedDevice(pl, KeySection::kHCompressed, 1), util::CacheError);
+  const groth16::ProvingKey read = groth16::ReadKeyImage(plain, kSource);
+  ASSERT_EQ(read.h.size(), pk.h.size());
+  EXPECT_EQ(std::memcmp(read.h.data(), pk.h.data(), pk.h.size() * sizeof(ec::G1Affine)), 0);
+  EXPECT_TRUE(KeyImageStream(plain, kSource).Shell().h.back() == pk.h.back());
 }
 
 // A point whose flag byte is set, in an image whose digests all match: the
