@@ -157,9 +157,15 @@ inline size_t BatchedChunk(size_t entries, uint32_t batch) {
 // (2^14 threads) against 14.1 with 8 (2^16 threads), 12.1 with 64 and 24.7
 // with 4; G1 2^26 at c = 22 in
 // 32.7 ms with 256 (2^17) against 37.4 with 64 and 38.5 with 1024 (session
-// 13 calls 2, 3).
+// 13 calls 2, 3). One bucket set (a full table of shifted bases): ~2^15
+// threads, where the window-sum passes over one window's segments cost more
+// than fewer running-sum threads: G1 2^24 over the table at c = 22 (2^21
+// buckets) in 99.75 ms with 64 buckets a thread (2^15) against 103.4 with 16
+// (2^17) and 101.4 with 128; at c = 24 in 99.1 with 256 (2^15) against 102.2
+// with 64 (session 16, one run).
 inline uint32_t DefaultSegmentLen(const Layout& l, bool g2 = false) {
-  const uint64_t want = (uint64_t(l.windows) * l.buckets) >> (g2 ? 14 : 17);
+  const unsigned threads_log = g2 ? 14 : l.windows == 1 ? 15 : 17;
+  const uint64_t want = (uint64_t(l.windows) * l.buckets) >> threads_log;
   const uint32_t len = uint32_t(std::bit_ceil(std::max<uint64_t>(want, 8)));
   return std::min(len, l.buckets);
 }

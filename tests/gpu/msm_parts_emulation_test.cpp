@@ -482,7 +482,8 @@ TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
 // Chunks of ~8 buckets' entries where that keeps >= 2^18 threads, never
 // less than the rule before (ceil(m / 2^18) in 4..64, the value below 2^24
 // entries); segments for ~2^17 G1 threads and
-// ~2^14 G2 threads (the values measured fastest, session 13).
+// ~2^14 G2 threads (the values measured fastest, session 13), ~2^15 G1
+// threads over one bucket set (session 16).
 TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   using pippenger::DefaultChunk, pippenger::DefaultSegmentLen, pippenger::MakeLayout;
   const size_t n24 = size_t(1) << 24, n26 = size_t(1) << 26, n27 = size_t(1) << 27;
@@ -500,6 +501,16 @@ TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   EXPECT_EQ(DefaultSegmentLen(MakeLayout(16), /*g2=*/true), 32u);
   EXPECT_EQ(DefaultSegmentLen(MakeLayout(16)), 8u);
   EXPECT_EQ(DefaultSegmentLen(MakeLayout(4), /*g2=*/true), 8u);  // never more than a window's 8 buckets
+  // One bucket set (a full table of shifted bases): ~2^15 threads (session 16).
+  const auto one_set = [](uint32_t c) {
+    const pippenger::Layout l = pippenger::MakeShiftedLayout(c);
+    return pippenger::BucketSets(l, l.windows);
+  };
+  EXPECT_EQ(one_set(22).windows, 1u);
+  EXPECT_EQ(DefaultSegmentLen(one_set(22)), 64u);
+  EXPECT_EQ(DefaultSegmentLen(one_set(24)), 256u);
+  EXPECT_EQ(DefaultSegmentLen(pippenger::BucketSets(MakeLayout(22), 6)), 32u)
+      << "2 bucket sets: 2^17 threads, as before";
 }
 
 // The default width: the cost model, with 22 bits allowed only from 2^26 - 1
