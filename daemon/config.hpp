@@ -81,10 +81,11 @@ struct Config {
     std::vector<int64_t> devices;  // [] = all
     uint32_t gpu_workers_per_device = 2;
     uint32_t gpu_threads = 0;
-    bool shifted_h_bases = false;  // H bases' window shifts on the GPU when it has room (off until timed)
-    bool early_proving = false;    // prove from H resident while a key image's witness bases stream (off until timed)
-    std::string compressed_h =
-        "never";  // "auto" | "never" | "always": a key image's H read compressed (GPU decompresses)
+    bool shifted_h_bases = true;  // H bases' window shifts on the GPU when it has room (8 MiB: +7.4% proofs/min)
+    bool early_proving = true;    // prove from H resident while a key image's witness bases stream
+    // "always" | "auto" | "never": the form of H key images hold and GPUs read
+    // (compressed: 48 bytes a point, decompressed on the GPU; auto: both).
+    std::string compressed_h = "always";
   } gpus;
   struct Scheduler {
     uint32_t max_batch_size = 1;

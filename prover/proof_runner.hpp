@@ -71,17 +71,17 @@ struct RunnerOptions {
   unsigned workers_per_device = 2;  // GPU workers per device
   // Each GPU's Prepare builds the H bases' window shifts when it has room
   // (cuda::CudaBackendOptions::shifted_h; config gpus.shifted_h_bases).
-  bool shifted_h_bases = false;
+  bool shifted_h_bases = true;
   // A set loaded straight to the GPUs from its key image starts proving once
   // H is resident; the witness bases stream on behind it and the witness
   // MSMs wait for them (cuda::CudaBackendOptions::early_proving; config
   // gpus.early_proving).
-  bool early_proving = false;
-  // Which form of H a key image load reads: "auto" (compressed unless the
-  // uncompressed one is in the page cache), "never" (the default until
-  // timed), "always" (cuda::CudaBackendOptions::compressed_h; config
-  // gpus.compressed_h).
-  std::string compressed_h = "never";
+  bool early_proving = true;
+  // The form of H key images hold and a key image load reads: "always"
+  // (compressed only), "auto" (both; compressed unless the plain one is in
+  // the page cache), "never" (plain only) (cuda::CudaBackendOptions::
+  // compressed_h, KeyImageHForGpus; config gpus.compressed_h).
+  std::string compressed_h = "always";
   unsigned cpu_backend_workers = 1;  // workers when there is no GPU (each engine call already uses engine_threads)
   std::optional<uint64_t> budget_bytes = std::nullopt;  // nullopt: MemTotal - safety_margin
   // The prover's budget (shared with the SrsRegistry, which charges the

@@ -34,6 +34,13 @@ TEST(DaemonConfig, ExampleFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(c.gpus.devices, d.gpus.devices);
   EXPECT_EQ(c.gpus.gpu_workers_per_device, d.gpus.gpu_workers_per_device);
   EXPECT_EQ(c.gpus.gpu_threads, d.gpus.gpu_threads);
+  EXPECT_EQ(c.gpus.shifted_h_bases, d.gpus.shifted_h_bases);
+  EXPECT_EQ(c.gpus.early_proving, d.gpus.early_proving);
+  EXPECT_EQ(c.gpus.compressed_h, d.gpus.compressed_h);
+  // The timed defaults (docs/perf/gpu.md, 2026-12-05): what an operator gets with no [gpus].
+  EXPECT_TRUE(d.gpus.shifted_h_bases);
+  EXPECT_TRUE(d.gpus.early_proving);
+  EXPECT_EQ(d.gpus.compressed_h, "always");
   EXPECT_EQ(c.scheduler.max_batch_size, d.scheduler.max_batch_size);
   EXPECT_EQ(c.scheduler.max_batch_wait_ms, d.scheduler.max_batch_wait_ms);
   EXPECT_EQ(c.synthesis.threads, d.synthesis.threads);

@@ -52,7 +52,9 @@ bool WaitForGpuStage(const DaemonProcess& d, const std::string& id) {
 }
 
 TEST(DaemonGpuStatus, OnTheGpuTheGpuFieldsNameTheJobAndItsGpu) {
-  DaemonProcess d("[testing]\ngpu_delay = \"5s\"\n");
+  // Early proving off: a load from key images then never defers a proof, so
+  // deferred_proofs below is exactly 0.
+  DaemonProcess d("[gpus]\nearly_proving = false\n[testing]\ngpu_delay = \"5s\"\n");
   auto stub = d.Stub();
   if (Status(*stub).gpus_size() == 0) GTEST_SKIP() << "the daemon sees no GPU (CpuBackendNamesNoGpu covers this host)";
   const v1::SubmitProofRequest req = FixtureSnapRequest("gpu-status-1");

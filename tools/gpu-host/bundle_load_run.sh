@@ -17,7 +17,7 @@
 # CUZK_WITNESS_ONLY (the daemon's [pipeline] witness_only; a list such as
 # "true false" runs one load per value, default true), CUZK_SHIFTED_H (the
 # daemon's [gpus] shifted_h_bases; a list such as "true false" runs one load
-# per value, default false as in the daemon).
+# per value, default true as in the daemon).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -65,7 +65,7 @@ if [[ $skip != *,8mib,* ]]; then
   fi
   ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
   for wo in ${CUZK_WITNESS_ONLY:-true}; do
-  for sh in ${CUZK_SHIFTED_H:-false}; do
+  for sh in ${CUZK_SHIFTED_H:-true}; do
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi

@@ -36,8 +36,8 @@
 # build's cuzk-daemon executable (a libexec/cuzk-daemon of another commit,
 # run with the bundle's lib/) then the bundle's, both with srs.preload: the
 # same machine and files for a before/after comparison), CUZK_EARLY_PROVING
-# (default false: the daemons' [gpus] early_proving), CUZK_COMPRESSED_H
-# (default never: their [gpus] compressed_h), CUZK_DROP_VARIANTS (with
+# (default true, the daemon's default: the daemons' [gpus] early_proving), CUZK_COMPRESSED_H
+# (default always, the daemon's: their [gpus] compressed_h), CUZK_DROP_VARIANTS (with
 # CUZK_DROP_RUN=1: a list of EARLY:COMPRESSED pairs such as
 # "false:never true:never true:auto" runs run 3 once per pair, each after its
 # own page-cache drop: the cold start's A/B), CUZK_RUN2=0 (skips run 2: device
@@ -95,8 +95,8 @@ pinned_limit = "16GiB"
 synthesis_concurrency = ${CUZK_SYNTH:-3}
 witness_only = true
 [gpus]
-early_proving = ${EARLY:-${CUZK_EARLY_PROVING:-false}}
-compressed_h = "${COMPRESSED:-${CUZK_COMPRESSED_H:-never}}"
+early_proving = ${EARLY:-${CUZK_EARLY_PROVING:-true}}
+compressed_h = "${COMPRESSED:-${CUZK_COMPRESSED_H:-always}}"
 [srs]
 param_cache = "$params"
 cache_dir = "$cache"
