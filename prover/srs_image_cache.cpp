@@ -185,7 +185,7 @@ std::unique_ptr<groth16::KeyImageStream> SrsImageCache::OpenKey(const std::strin
 }
 
 std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& params_path, uint64_t params_source,
-                                                          unsigned threads, bool* keep_image) {
+                                                          unsigned threads, bool* compressed_only) {
   if (!enabled() || disabled_ || params_source == 0) return std::nullopt;
   const std::string path = KeyPath(params_path);
   if (!fs::exists(path)) return std::nullopt;
@@ -203,10 +203,9 @@ std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& par
     ++stats_.key_hits;
     return pk;
   } catch (const groth16::KeyImageWithoutPlainH& e) {
-    // Current, and what the GPUs read: the host decodes the .params this once.
-    spdlog::info("SRS_CACHE,{},key=devices_only,reason=\"{}\" (decodes the .params; the image is kept)", params_path,
-                 e.what());
-    if (keep_image) *keep_image = true;
+    // Current, and what GPUs read: the host decodes the .params this time.
+    spdlog::info("SRS_CACHE,{},key=devices_only,reason=\"{}\" (decodes the .params)", params_path, e.what());
+    if (compressed_only) *compressed_only = true;
     return std::nullopt;
   } catch (const std::exception& e) {
     spdlog::warn("SRS_CACHE,{},key=rebuild,reason=\"{}\"", params_path, e.what());
@@ -214,6 +213,14 @@ std::optional<groth16::ProvingKey> SrsImageCache::ReadKey(const std::string& par
     ++stats_.rebuilds;
     return std::nullopt;
   }
+}
+
+void SrsImageCache::RemoveDamagedKey(const std::string& params_path, const std::string& why) {
+  std::error_code ec;
+  fs::remove(KeyPath(params_path), ec);
+  spdlog::warn("SRS_CACHE,{},key=rebuild,reason=\"{}\" (removed)", params_path, why);
+  absl::MutexLock lock(&stats_mu_);
+  ++stats_.rebuilds;
 }
 
 bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, const std::string& circuit_id,
@@ -268,7 +275,10 @@ bool SrsImageCache::WriteMissing(std::shared_ptr<const LoadedParams> params, con
     }
     if (missing.key && params_source != 0 && !params->generic) {
       attempt("key", KeyPath(params_path), [&](const std::string& path) {
-        return groth16::WriteKeyImage(params->pk, path, params_source, &cancel_, key_h_.load());
+        const groth16::KeyImageH h = key_h_.load();
+        return groth16::WriteKeyImage(
+            params->pk, path, params_source, &cancel_,
+            missing.key_with_plain_h && h == groth16::KeyImageH::kCompressed ? groth16::KeyImageH::kBoth : h);
       });
     }
   };

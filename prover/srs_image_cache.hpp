@@ -80,12 +80,18 @@ class SrsImageCache {
   // The key image opened for streaming (groth16::KeyImageStream); null on a
   // miss or a stale or damaged header (logged).
   std::unique_ptr<groth16::KeyImageStream> OpenKey(const std::string& params_path, uint64_t params_source);
-  // The key read into host memory; nullopt on a miss. *keep_image (when
-  // given) is set when the image is current but holds H only compressed
-  // (groth16::KeyImageWithoutPlainH): the caller decodes the .params and
-  // must not rewrite the image its GPUs read.
+  // The key read into host memory; nullopt on a miss. *compressed_only
+  // (when given) is set when the image is current but holds H only
+  // compressed (groth16::KeyImageWithoutPlainH): the caller decodes the
+  // .params and decides whether the image stays for its GPUs
+  // (SrsRegistry: while they are tried again) or is written again.
   std::optional<groth16::ProvingKey> ReadKey(const std::string& params_path, uint64_t params_source, unsigned threads,
-                                             bool* keep_image = nullptr);
+                                             bool* compressed_only = nullptr);
+
+  // Removes a key image its reader found damaged (a stream to the GPUs:
+  // a digest, a record that is not a point), counted as a rebuild: the load
+  // that follows writes it again.
+  void RemoveDamagedKey(const std::string& params_path, const std::string& why);
 
   // Which forms of H the key images it writes hold (groth16::KeyImageH):
   // kPlain (the default: host reads) unless GPUs stream the key from its
@@ -98,6 +104,9 @@ class SrsImageCache {
   struct Missing {
     bool circuit = false, key = false;
     bool compact = false;  // only where a GPU proves witness-only (SrsRegistry::SetCompactCircuits)
+    // The set loads into host memory for good: the key image holds the plain
+    // H whatever SetKeyImageH says (kCompressed is written as kBoth).
+    bool key_with_plain_h = false;
   };
   // Writes the images a load missed, in the background (one write at a time:
   // a later request waits for the earlier ones). The compact form is built

@@ -264,7 +264,8 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
     });
     uint64_t params_source = 0;
     bool circuit_hit = false, key_hit = false;
-    bool key_image_kept = false;  // current but H compressed only: not rewritten (SrsImageCache::ReadKey)
+    // A current key image with H compressed only, met by a host load (SrsImageCache::ReadKey).
+    bool key_image_kept = false, key_needs_plain_h = false;
     const bool want_compact = compact_circuits_.load() && !entry.generic;
     fresh->circuit_id = entry.circuit_id;
     fresh->generic = entry.generic;
@@ -290,7 +291,8 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
         // image's: a read error, a device fault) loads the usual way from
         // then on, rather than failing its first jobs on every load.
         const bool to_devices = want_compact && entry.device_failures.load() < 2;
-        if (to_devices && LoadToDevices(entry, *fresh, params_source)) {
+        const DevicesLoad devices = to_devices ? LoadToDevices(entry, *fresh, params_source) : DevicesLoad::kNoImages;
+        if (devices == DevicesLoad::kHeld) {
           circuit_hit = key_hit = true;
           groth16::BindCircuit(fresh->pk, fresh->circuit);
         } else {
@@ -313,9 +315,17 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
             if (r.circuit && want_compact) r.compact = images_.ReadCompact(entry.circuit_id, *r.circuit, threads_);
             return r;
           });
+          bool compressed_only = false;
           std::optional<groth16::ProvingKey> pk =
-              images_.ReadKey(entry.params_path, params_source, threads_, &key_image_kept);
+              images_.ReadKey(entry.params_path, params_source, threads_, &compressed_only);
           key_hit = pk.has_value();
+          // Such an image serves the GPUs alone: kept when they are tried
+          // again on the next load (this one failed), else written again
+          // with the plain H too (they refused the set, failed twice, or
+          // none streams images here), so the next host load copies it
+          // instead of decoding the .params again.
+          key_image_kept = compressed_only && devices == DevicesLoad::kFailed;
+          key_needs_plain_h = compressed_only && !key_image_kept;
           CircuitRead read = cached_circuit.get();
           std::optional<r1cs::CompiledCircuit>& circuit = read.circuit;
           circuit_hit = circuit.has_value();
@@ -373,7 +383,8 @@ std::shared_ptr<const LoadedParams> SrsRegistry::LoadHere(Entry& entry, double* 
       p->host_readers.fetch_add(1);
       const SrsImageCache::Missing missing{.circuit = !circuit_hit,
                                            .key = !key_hit && !key_image_kept,
-                                           .compact = want_compact && p->compact == nullptr};
+                                           .compact = want_compact && p->compact == nullptr,
+                                           .key_with_plain_h = key_needs_plain_h};
       const bool queued = images_.WriteMissing(p, entry.circuit_id, entry.params_path, params_source, missing,
                                                [this, p] { HostCopyUnneeded(p); });
       if (!queued) p->host_readers.fetch_sub(1);
@@ -413,17 +424,17 @@ std::shared_ptr<const LoadedParams> SrsRegistry::DropBroken(Entry& entry, std::s
   return nullptr;
 }
 
-bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source) {
+SrsRegistry::DevicesLoad SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source) {
   // Held for the whole call: SetKeyToDevices(nullptr) waits for it (the
   // hook calls into the Prover's runner).
   absl::MutexLock hook_lock(&key_to_devices_mu_);
   const KeyToDevices& to_devices = key_to_devices_;
   if (!to_devices || params_source == 0 || !images_.HasImagesForDevices(entry.circuit_id, entry.params_path)) {
-    return false;
+    return DevicesLoad::kNoImages;
   }
   // Shared: with gpus.early_proving the GPUs keep reading it after the hook returns.
   const std::shared_ptr<const groth16::KeyImageStream> image = images_.OpenKey(entry.params_path, params_source);
-  if (!image) return false;
+  if (!image) return DevicesLoad::kNoImages;
   const auto t0 = std::chrono::steady_clock::now();
   // The circuit's shell and compact form (~1.5 s at 32 GiB) beside the key's
   // stream; the compact form also goes to the hook as soon as it is read.
@@ -447,7 +458,7 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     std::shared_future<std::shared_ptr<const r1cs::CompactCircuit>> mine = compact_ready;
     return mine.get();
   };
-  bool held = false;
+  bool held = false, failed = false;
   double key_ms = 0;
   try {
     fresh.pk = image->Shell();  // in place: the GPUs know a key by its address
@@ -470,7 +481,15 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     key_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!held)
       spdlog::info("SRS_TO_DEVICES,{},refused: a GPU cannot hold every base (loads the usual way)", entry.circuit_id);
+  } catch (const util::CacheError& e) {
+    // The key image is damaged (a digest, a record that is not a point). It
+    // goes: a host load may not read it (H compressed only), so nothing
+    // else would find the damage, and the usual load writes it again.
+    failed = true;
+    spdlog::warn("SRS_TO_DEVICES,{},failed: {} (loads the usual way)", entry.circuit_id, e.what());
+    images_.RemoveDamagedKey(entry.params_path, e.what());
   } catch (const std::exception& e) {
+    failed = true;
     spdlog::warn("SRS_TO_DEVICES,{},failed: {} (loads the usual way)", entry.circuit_id, e.what());
   }
   std::optional<SrsImageCache::CircuitForDevices> c = circuit.get();
@@ -486,14 +505,14 @@ bool SrsRegistry::LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_
     // loads the usual way next.
     fresh.devices_health = std::make_shared<LoadedParams::DevicesHealth>();
     fresh.pk = groth16::ProvingKey{};
-    return false;
+    return failed || (held && !c) ? DevicesLoad::kFailed : DevicesLoad::kRefused;
   }
   fresh.circuit = std::move(c->shell);
   fresh.compact = std::move(c->compact);
   fresh.on_devices_only = true;
   spdlog::info("SRS_TO_DEVICES,{},key_ms={:.0f},ms={:.0f},key_image={}", entry.circuit_id, key_ms,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), image->path());
-  return true;
+  return DevicesLoad::kHeld;
 }
 
 void SrsRegistry::SetKeyToDevices(KeyToDevices key_to_devices) {

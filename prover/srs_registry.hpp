@@ -286,9 +286,13 @@ class SrsRegistry {
   // reads the .params and writes a fresh image). Returns null. Caller holds
   // entry.load_mu.
   std::shared_ptr<const LoadedParams> DropBroken(Entry& entry, std::shared_ptr<const LoadedParams> broken);
-  // The load straight to the GPUs (SetKeyToDevices) into `fresh`: false
-  // (logged where it is not a plain miss) leaves `fresh` for the usual load.
-  bool LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);
+  // The load straight to the GPUs (SetKeyToDevices) into `fresh`; anything
+  // but kHeld (logged where it is not a plain miss) leaves `fresh` for the
+  // usual load. kNoImages: no hook, or the images are not all there yet;
+  // kRefused: a GPU cannot hold every base; kFailed: an error (a damaged key
+  // image, util::CacheError, is removed first: the usual load rewrites it).
+  enum class DevicesLoad { kHeld, kNoImages, kRefused, kFailed };
+  DevicesLoad LoadToDevices(const Entry& entry, LoadedParams& fresh, uint64_t params_source);
   // What a set not yet loaded is charged: 1.6x its .params file, or its
   // compact image's size when it will load straight to the GPUs.
   uint64_t ChargeEstimate(const Entry& entry);

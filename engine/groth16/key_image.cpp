@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/ec/encoding.hpp"
+#include "engine/ff/limbs.hpp"
 #include "engine/groth16/params_io.hpp"
 #include "engine/util/cache_arrays.hpp"
 #include "engine/util/cache_file.hpp"
@@ -129,6 +130,13 @@ ec::G1Affine DecompressRecord(const std::string& path, uint64_t index, std::span
   const uint8_t flags = x_bytes[kCompressedBytes - 1] & (kCompressedInfinity | kCompressedLargerY);
   if (flags & kCompressedInfinity) KeyImageStream::ThrowFlagSet(path, KeySection::kHCompressed, index);
   x_bytes[kCompressedBytes - 1] &= uint8_t(~flags);
+  using Field = ec::G1Affine::Field;
+  Field::LimbArray limbs{};
+  static_assert(sizeof(limbs) == kCompressedBytes);
+  std::memcpy(limbs.data(), x_bytes.data(), kCompressedBytes);
+  if (ff::GreaterOrEqual(limbs, Field::kModulus)) {  // not a field element: no point has it
+    throw util::CacheError(path + ": section h48 point " + std::to_string(index) + " has an x that is not reduced");
+  }
   ec::G1Affine p{};
   std::memcpy(&p.x, x_bytes.data(), kCompressedBytes);
   const std::optional<ec::G1Affine::Field> y = (p.x.Square() * p.x + ec::G1Curve::kB()).Sqrt();

@@ -123,52 +123,6 @@ TEST(SrsImageCache, SecondLoadCopiesImagesAndDamageIsRebuilt) {
   EXPECT_EQ(LoadWith(cache).stats.key_hits, 1u) << "the rewritten image is good";
 }
 
-// Key images hold the forms of H their readers use (SrsImageCache::
-// SetKeyImageH): plain by default (no compressed section); compressed only
-// for GPUs that decompress it: a host load then decodes the .params (the
-// same set) and keeps the image, never rewriting it; a plain image read by
-// a registry that would write compressed ones is used as it is.
-TEST(SrsImageCache, KeyImagesHoldTheFormsOfHTheirReadersUse) {
-  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
-  TempDir dir("cuzk-srs-images-");
-  const std::string cache = (dir.path / "images").string();
-  auto key_image = [&] {
-    for (const auto& f : fs::directory_iterator(cache))
-      if (f.path().extension() == ".key-image") return f.path().string();
-    return std::string();
-  };
-  const Load plain = LoadWith(cache);
-  ASSERT_EQ(plain.stats.key_writes, 1u);
-  const std::string path = key_image();
-  ASSERT_FALSE(path.empty());
-  const uint64_t source =
-      SrsImageCache::ParamsSource((fs::path(ParamDir()) / fs::path(path).filename().replace_extension("")).string());
-  ASSERT_NE(source, 0u);
-  {
-    const groth16::KeyImageStream image(path, source);
-    EXPECT_TRUE(image.Holds(groth16::KeySection::kH));
-    EXPECT_FALSE(image.Holds(groth16::KeySection::kHCompressed)) << "the default writes plain H only";
-  }
-  const Load reused = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
-  EXPECT_EQ(reused.stats.key_hits, 1u) << "a current image is read whatever forms it holds";
-  EXPECT_EQ(reused.stats.key_writes, 0u);
-
-  fs::remove(path);
-  const Load written = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
-  EXPECT_EQ(written.stats.key_writes, 1u);
-  {
-    const groth16::KeyImageStream image(path, source);
-    EXPECT_FALSE(image.Holds(groth16::KeySection::kH));
-    EXPECT_TRUE(image.Holds(groth16::KeySection::kHCompressed));
-  }
-  const auto mtime = fs::last_write_time(path);
-  const Load host = LoadWith(cache, false, groth16::KeyImageH::kCompressed);
-  EXPECT_EQ(host.stats.key_hits, 0u) << "the host cannot read H compressed only";
-  EXPECT_EQ(host.stats.key_writes + host.stats.rebuilds, 0u) << "the image its GPUs read is kept";
-  EXPECT_EQ(fs::last_write_time(path), mtime);
-  ExpectSameSet(*plain.params, *host.params);
-}
-
 void FlipByteAt(const std::string& path, uint64_t at) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(std::streamoff(at));
@@ -236,7 +190,7 @@ TEST(SrsImageCache, CompactCircuitImageForWitnessOnlyGpus) {
 // key image (groth16::KeyImageStream) as CudaBackend::LoadKeyImage does and
 // keeps each record's x, y bytes at its index, or refuses, or throws.
 struct FakeDevices {
-  enum class Mode { kHold, kRefuse, kThrow } mode = Mode::kHold;
+  enum class Mode { kHold, kRefuse, kThrow, kDamaged } mode = Mode::kHold;
   std::map<groth16::KeySection, test::EmulatedSection> sections;
   std::shared_ptr<const r1cs::CompactCircuit> compact;  // what the hook's CompactSource gave
   SrsRegistry::DevicesBroken broken;                    // the last call's (gpus.early_proving's failure report)
@@ -255,8 +209,12 @@ struct FakeDevices {
     EXPECT_EQ(shell.h.size(), image.Count(groth16::KeySection::kH));
     if (mode == Mode::kRefuse) return false;
     if (mode == Mode::kThrow) throw std::runtime_error("a device failed");
-    for (auto s : {groth16::KeySection::kH, groth16::KeySection::kL, groth16::KeySection::kA, groth16::KeySection::kBG1,
-                   groth16::KeySection::kBG2}) {
+    if (mode == Mode::kDamaged) throw util::CacheError("a record of the image is not a point");
+    // H in the form the image holds (both: the plain one).
+    const groth16::KeySection h =
+        image.Holds(groth16::KeySection::kH) ? groth16::KeySection::kH : groth16::KeySection::kHCompressed;
+    for (auto s :
+         {h, groth16::KeySection::kL, groth16::KeySection::kA, groth16::KeySection::kBG1, groth16::KeySection::kBG2}) {
       sections[s] = test::StreamToEmulatedDevice(image, s, 2);
     }
     return true;
@@ -270,6 +228,87 @@ SrsRegistry::KeyToDevices HookOf(FakeDevices& devices) {
                     const SrsRegistry::DevicesBroken& broken) {
     return devices(shell, image, circuit_bytes, compact, broken);
   };
+}
+
+// Key images hold the forms of H their readers use (SrsImageCache::
+// SetKeyImageH): plain by default; compressed only for GPUs that decompress
+// it. A host load that meets a compressed-only image decodes the .params
+// (the same set) and keeps the image while the GPUs are tried again (they
+// failed), removes it when the GPUs found it damaged (written again), and
+// writes it again with the plain H too when the GPUs refused the set or
+// none streams images (the next host load copies it).
+TEST(SrsImageCache, KeyImagesHoldTheFormsOfHTheirReadersUse) {
+  if (!HaveFixture()) GTEST_SKIP() << "no 2 KiB parameters in " << ParamDir() << " (ctest -R daemon_fixture)";
+  TempDir dir("cuzk-srs-images-");
+  const std::string cache = (dir.path / "images").string();
+  const Load plain = LoadWith(cache, true);  // writes the circuit, compact and key images
+  ASSERT_EQ(plain.stats.key_writes, 1u);
+  fs::path path;
+  for (const auto& f : fs::directory_iterator(cache))
+    if (f.path().extension() == ".key-image") path = f.path();
+  ASSERT_FALSE(path.empty());
+  const uint64_t source =
+      SrsImageCache::ParamsSource((fs::path(ParamDir()) / fs::path(path).filename().replace_extension("")).string());
+  ASSERT_NE(source, 0u);
+  auto forms = [&] {
+    const groth16::KeyImageStream image(path.string(), source);
+    return std::pair{image.Holds(groth16::KeySection::kH), image.Holds(groth16::KeySection::kHCompressed)};
+  };
+  EXPECT_EQ(forms(), std::pair(true, false)) << "the default writes the plain H only";
+  // A registry of GPUs that read H compressed, with `devices` as its hook (none: null).
+  auto load = [&](FakeDevices* devices) {
+    SrsRegistry srs(ParamDir(), 0, cache);
+    srs.SetCompactCircuits(true);
+    srs.images().SetKeyImageH(groth16::KeyImageH::kCompressed);
+    if (devices) srs.SetKeyToDevices(HookOf(*devices));
+    Load l{srs.Acquire("snap-2k").Get(nullptr), {}};
+    srs.images().WaitForWrites();
+    l.stats = srs.images().stats();
+    return l;
+  };
+  const Load reused = load(nullptr);  // the set as every load below must give it (compact image and all)
+  EXPECT_EQ(reused.stats.key_hits, 1u) << "a current image is read whatever forms it holds";
+  EXPECT_EQ(reused.stats.key_writes, 0u);
+
+  fs::remove(path);
+  EXPECT_EQ(load(nullptr).stats.key_writes, 1u);
+  EXPECT_EQ(forms(), std::pair(false, true));
+  FakeDevices held;
+  EXPECT_TRUE(load(&held).params->on_devices_only) << "the GPUs read H compressed";
+  test::ExpectOnEmulatedDevice(held.sections[groth16::KeySection::kL], plain.params->pk.l, "l");
+  EXPECT_EQ(held.sections[groth16::KeySection::kHCompressed].bytes.size(), plain.params->pk.h.size() * 48);
+
+  // The GPUs failed: the host decodes the .params; the image stays for them.
+  const auto mtime = fs::last_write_time(path);
+  FakeDevices failing;
+  failing.mode = FakeDevices::Mode::kThrow;
+  const Load kept = load(&failing);
+  EXPECT_FALSE(kept.params->on_devices_only);
+  EXPECT_EQ(kept.stats.key_hits, 0u);
+  EXPECT_EQ(kept.stats.key_writes + kept.stats.rebuilds, 0u) << "kept for the GPUs";
+  EXPECT_EQ(fs::last_write_time(path), mtime);
+  ExpectSameSet(*reused.params, *kept.params);
+
+  // The GPUs found it damaged: removed, the .params decoded, written again.
+  FakeDevices damaged;
+  damaged.mode = FakeDevices::Mode::kDamaged;
+  const Load rebuilt = load(&damaged);
+  EXPECT_EQ(rebuilt.stats.rebuilds, 1u);
+  EXPECT_EQ(rebuilt.stats.key_writes, 1u);
+  EXPECT_EQ(forms(), std::pair(false, true));
+  ExpectSameSet(*reused.params, *rebuilt.params);
+
+  // The GPUs refused the set: written again with the plain H, which the
+  // next host load copies.
+  FakeDevices refusing;
+  refusing.mode = FakeDevices::Mode::kRefuse;
+  const Load both = load(&refusing);
+  EXPECT_EQ(both.stats.key_writes, 1u);
+  EXPECT_EQ(forms(), std::pair(true, true));
+  ExpectSameSet(*reused.params, *both.params);
+  const Load host = load(nullptr);
+  EXPECT_EQ(host.stats.key_hits, 1u);
+  EXPECT_EQ(host.stats.key_writes + host.stats.rebuilds, 0u);
 }
 
 // With every image made and a devices hook set, a witness-only GPU daemon's
