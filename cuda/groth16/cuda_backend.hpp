@@ -109,9 +109,9 @@ struct CudaBackendOptions {
   // the H MSM adds every window into one set of buckets) when the device
   // has room for them beside everything a proof still needs: an 8 MiB key's
   // 2^24 H bases take 19.3 GB at c = 22; a 32 GiB key's would take >= 141.7 GB,
-  // so they never get one. Off by default until timed on the H200 (built in a
-  // session without a GPU: docs/perf/msm-next.md, session 14); false: the H
-  // MSM always runs on the plain bases.
+  // so they never get one. The daemon turns it on (gpus.shifted_h_bases: 8 MiB
+  // 96.85 proofs a minute against 90.21, docs/perf/gpu.md 2026-12-05); off
+  // here: the H MSM always runs on the plain bases.
   bool shifted_h = false;
   // Issue 17's cold start (docs/perf/cold-start-next.md): LoadKeyImage
   // returns once H (and the compact circuit beside it) is on the device; L,
@@ -123,15 +123,17 @@ struct CudaBackendOptions {
   // So every partition of a first sector can do its H part while the
   // witness bases (21.6 GB at 32 GiB) are still read from the disk. A
   // witness section that fails to load (a damaged image) fails the queued
-  // proofs and every later ProveStart with the key, until ForgetKey. Off by
-  // default until timed on the H200 (built in a session without a GPU).
+  // proofs and every later ProveStart with the key, until ForgetKey. The
+  // daemon turns it on (gpus.early_proving: a 32 GiB cold start 25.5-26.3 s
+  // against 38.6, docs/perf/gpu.md 2026-12-05); off here.
   bool early_proving = false;
-  // Which form of H LoadKeyImage reads (the key image holds both: 104-byte
-  // records, and 48-byte compressed ones the GPU decompresses, a square
-  // root a point: 6.45 GB instead of 13.96 GB at 32 GiB). kAuto: the
+  // Which form of H LoadKeyImage reads when the key image holds both
+  // (groth16::KeyImageH; an image with one form is read in that form):
+  // 104-byte records, or 48-byte compressed ones the GPU decompresses, a
+  // square root a point (6.45 GB instead of 13.96 GB at 32 GiB). kAuto: the
   // compressed one unless the other is in the page cache (a warm start
-  // reads memory, where the square roots would only add GPU time). kNever
-  // by default until the path is run on the H200 (built without a GPU).
+  // reads memory, where the square roots would only add GPU time). The
+  // daemon's gpus.compressed_h = "always" writes images with H compressed only.
   enum class CompressedH { kAuto, kNever, kAlways };
   CompressedH compressed_h = CompressedH::kNever;
   // Tests: called on the stream's thread before the witness sections
