@@ -26,7 +26,8 @@
 # /dev/shm/... keeps the 34.5 GB .params off the 64 GB disk so the images fit
 # there), CUZK_DROP_RUN=1 (run 3: the page cache dropped first, the disk's
 # read rate measured with dd on the circuit image, the daemon's bytes read
-# from disk from /proc/PID/io; needs the images on the disk: CUZK_CACHE_DIR),
+# from disk from /proc/PID/io; the images on the disk: CUZK_CACHE_DIR and
+# CUZK_PARAMS_DIR default to /tmp/cuzk-cache and /dev/shm/params then),
 # CUZK_PRELOAD (default 1: runs 2 and 3 name the set in srs.preload, which
 # loads it on a thread of its own from the daemon's start, beside the
 # client's connection and request), CUZK_PAIRS=N (default 0: after run 2, N
@@ -49,6 +50,14 @@ set -uo pipefail
 tarball=${1:?tarball}
 : "${OUT:?set OUT}"
 size=${CUZK_SIZE:-32GiB}
+if [[ ${CUZK_DROP_RUN:-0} == 1 ]]; then
+  # A drop must empty the images' pages: they go to the disk, and the
+  # .params (read only at run 1) to tmpfs, so that the images fit there
+  # (the H200 host: 53 GB of free disk; 32 GiB images 51.2 GB with H
+  # compressed).
+  : "${CUZK_CACHE_DIR:=/tmp/cuzk-cache}"
+  : "${CUZK_PARAMS_DIR:=/dev/shm/params}"
+fi
 # tmpfs when it has room for both images (~57 GB at 32 GiB), else the disk.
 shm_free_gb=$(df -BG --output=avail /dev/shm 2>/dev/null | tail -1 | tr -dc 0-9)
 if [[ -z ${CUZK_CACHE_DIR:-} ]] && ((${shm_free_gb:-0} < 60)); then CUZK_CACHE_DIR=/tmp/cuzk-cache; fi
