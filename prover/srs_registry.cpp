@@ -416,10 +416,7 @@ std::shared_ptr<const LoadedParams> SrsRegistry::DropBroken(Entry& entry, std::s
   spdlog::warn("SRS_RELOAD,{},why=its witness bases did not land on a GPU,key_image={},next_load={}", entry.circuit_id,
                damaged ? "damaged (removed: rebuilt from the .params)" : "kept",
                failures >= 2 ? "host (failed twice on the GPUs)" : "gpus");
-  if (damaged) {
-    std::error_code ec;
-    fs::remove(images_.KeyPath(entry.params_path), ec);
-  }
+  if (damaged) images_.RemoveDamagedKey(entry.params_path, "a witness section did not land: the image is damaged");
   // Its GPU copies go when the last job still holding it lets go (on_unloaded).
   return nullptr;
 }

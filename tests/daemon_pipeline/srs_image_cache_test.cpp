@@ -66,10 +66,13 @@ struct Load {
   std::shared_ptr<const LoadedParams> params;
   SrsImageCache::Stats stats;
 };
-Load LoadWith(const std::string& cache, bool compact = false, groth16::KeyImageH key_h = groth16::KeyImageH::kPlain) {
+// `hook`: the devices hook (SetKeyToDevices), if any.
+Load LoadWith(const std::string& cache, bool compact = false, groth16::KeyImageH key_h = groth16::KeyImageH::kPlain,
+              SrsRegistry::KeyToDevices hook = nullptr) {
   SrsRegistry srs(ParamDir(), 0, cache);
   srs.SetCompactCircuits(compact);
   srs.images().SetKeyImageH(key_h);
+  if (hook) srs.SetKeyToDevices(std::move(hook));
   Load load{srs.Acquire("snap-2k").Get(nullptr), {}};
   srs.images().WaitForWrites();
   load.stats = srs.images().stats();
@@ -257,14 +260,8 @@ TEST(SrsImageCache, KeyImagesHoldTheFormsOfHTheirReadersUse) {
   EXPECT_EQ(forms(), std::pair(true, false)) << "the default writes the plain H only";
   // A registry of GPUs that read H compressed, with `devices` as its hook (none: null).
   auto load = [&](FakeDevices* devices) {
-    SrsRegistry srs(ParamDir(), 0, cache);
-    srs.SetCompactCircuits(true);
-    srs.images().SetKeyImageH(groth16::KeyImageH::kCompressed);
-    if (devices) srs.SetKeyToDevices(HookOf(*devices));
-    Load l{srs.Acquire("snap-2k").Get(nullptr), {}};
-    srs.images().WaitForWrites();
-    l.stats = srs.images().stats();
-    return l;
+    return LoadWith(cache, true, groth16::KeyImageH::kCompressed,
+                    devices ? HookOf(*devices) : SrsRegistry::KeyToDevices(nullptr));
   };
   const Load reused = load(nullptr);  // the set as every load below must give it (compact image and all)
   EXPECT_EQ(reused.stats.key_hits, 1u) << "a current image is read whatever forms it holds";
