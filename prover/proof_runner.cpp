@@ -343,14 +343,23 @@ bool ProofRunner::LoadKeyImage(const groth16::ProvingKey& shell, std::shared_ptr
         const cuda::CudaBackendStats after = gpu->Stats();
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const uint64_t bytes = after.image_bases_bytes - before.image_bases_bytes;
+        const bool h_compressed = after.image_h_compressed > before.image_h_compressed;
+        if (h_compressed && CompressedHPolicy(options_.compressed_h) == cuda::CudaBackendOptions::CompressedH::kNever) {
+          // The image was written by a daemon set to "always" (H compressed
+          // only): the GPU reads the one form there is. Said once per load.
+          spdlog::warn(
+              "GPU_KEY_IMAGE,device={},gpus.compressed_h=never overridden: the key image holds H compressed only "
+              "(written with compressed_h=always); it is decompressed on the GPU. Remove the image to have it "
+              "written again with H plain",
+              device);
+        }
         spdlog::info(
             "GPU_KEY_IMAGE,device={},held={},ms={:.0f},buffers_ms={:.0f},release_ms={:.0f},bytes={},gb_per_s={:.2f},"
             "threads={},circuit_ms={:.0f},circuit_bytes={},h={}{}",
             device, held ? 1 : 0, ms, after.image_buffers_ms - before.image_buffers_ms,
             after.image_release_ms - before.image_release_ms, bytes, ms > 0 ? double(bytes) / ms / 1e6 : 0.0, threads,
             after.image_circuit_ms - before.image_circuit_ms, after.image_circuit_bytes - before.image_circuit_bytes,
-            after.image_h_compressed > before.image_h_compressed ? "compressed" : "plain",
-            landing ? ",witness=streaming" : "");
+            h_compressed ? "compressed" : "plain", landing ? ",witness=streaming" : "");
         return held;
       }));
     }

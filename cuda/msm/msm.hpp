@@ -31,8 +31,9 @@
 
 namespace cuzk::cuda {
 namespace pippenger {
-struct Layout;  // msm_steps.hpp
-}
+struct Layout;       // msm_steps.hpp
+struct ScalarRange;  // msm_plan.hpp
+}  // namespace pippenger
 template <class Curve>
 class ShiftedBases;  // shifted_bases.hpp
 
@@ -99,6 +100,11 @@ struct MsmGpuOptions {
   // Buckets per running-sum thread (step 5): 0: pippenger::DefaultSegmentLen;
   // else a power of two (more than a window's buckets: the whole window).
   uint32_t segment_len = 0;
+  // Host scalars over shifted bases (G1): copied in this many batches, batch
+  // k + 1's copy under batch k's sums (msm_plan.hpp, UploadBatchRanges: the
+  // first an eighth of n). 0: pippenger::DefaultUploadBatches (2 from 2^20
+  // scalars); 1: one copy before any work. Ignored elsewhere.
+  uint32_t upload_batches = 0;
 };
 
 // Per-stage device times of the last call (CUDA events), milliseconds.
@@ -126,6 +132,12 @@ struct MsmGpuTimings {
   // first two slices' conversions, never hidden, are not counted).
   size_t slices = 0;
   float staging_wait_ms = 0;
+  // Upload batches (MsmGpuOptions::upload_batches) as run. With more than
+  // one, upload_ms is the first batch's copy (the one nothing hides),
+  // digits_ms and sort_ms are 0, and accumulate_ms runs from the first
+  // batch's copy to the last batch's buckets added in: every batch's digits,
+  // sort and sums, the later copies under them.
+  uint32_t upload_batches = 1;
 };
 
 // A density bitmap resident on the device with its words' ranks (set bits
@@ -229,6 +241,20 @@ class Msm {
   };
   // Steps 1c-6; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks);
+  // Steps 1c-4b for the n canonical scalars at `canon` into `buckets`
+  // (zeroed first; sized for the plan's bucket sets); events_[2..4] after
+  // the digits, the sort and the sums.
+  void AccumulateInto(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks,
+                      const Fr* canon, XyzzPoint<Field>* buckets);
+  // Steps 5-6 over buckets_; the window sums land in window_sums_.
+  void ReduceBuckets(const TailPlan& plan);
+  // Host scalars over shifted bases in upload batches (G1 only): copies,
+  // classifies and accumulates each batch into buckets_ (steps 1a-4c), the
+  // ones flagged for SumOnes (events_[6] on copy_stream_). The caller reduces.
+  // fixed_chunk: MsmGpuOptions::chunk (0: each batch's default).
+  void AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
+                               const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
+                               size_t fixed_chunk, bool split_ones);
 
   Stream stream_;
   Event events_[8];
@@ -252,6 +278,10 @@ class Msm {
   DeviceBuffer<Point> device_slices_[2];
   Stream copy_stream_;
   Event copied_[2];
+  // Upload batches: a later batch's buckets, and each batch's scalars
+  // copied and classified (on copy_stream_).
+  DeviceBuffer<XyzzPoint<Field>> more_buckets_;
+  std::vector<Event> classified_;
   size_t last_ones_ = 0;
 };
 

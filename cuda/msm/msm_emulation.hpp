@@ -36,6 +36,10 @@ struct EmulationSizes {
   // not apply.
   bool shifted = false;
   uint32_t shifted_copies = 0;
+  // Shifted and dense only: MsmGpuOptions::upload_batches (0 or 1: one
+  // batch). Each batch's digits, sort and sums run apart into their own
+  // buckets, added into the first batch's (BucketAddStep), as the device does.
+  uint32_t upload_batches = 0;
 };
 
 // ShiftedBases' table on the host: entry j n + i = 2^(c j) bases[i] for j <
@@ -105,6 +109,64 @@ XyzzPoint<F> EmulatedOnesSum(std::span<const AffinePoint<F>> bases, const std::v
   return level[0];
 }
 
+// Steps 1c-4b for n canonical scalars (m digit entries) into `buckets`
+// (zeroed first): the digits, the sort, the sums, the fixup.
+template <class F>
+void EmulatedAccumulateRange(const EmulationSizes& sizes, const Layout& layout, const Layout& sums, uint32_t copies,
+                             size_t table_stride, size_t n, size_t m, bool window_major, const Fr* canon,
+                             const uint64_t* words, const uint32_t* ranks, const uint32_t* offsets,
+                             const AffinePoint<F>* accumulated, XyzzPoint<F>* buckets) {
+  std::vector<uint32_t> keys(m), vals(m);
+  for (size_t i = 0; i < n; ++i) {
+    if (sizes.shifted) {
+      ShiftedDigitsStep(i, n, layout, table_stride, copies, canon, words, ranks, keys.data(), vals.data());
+    } else if (window_major) {
+      WindowDigitsStep(i, n, layout, canon, words, ranks, keys.data(), vals.data());
+    } else {
+      DigitsStep(i, layout, canon, words, ranks, offsets, keys.data(), vals.data());
+    }
+  }
+  // 2: sort by key (stable like the radix sort; the order of equal keys does
+  // not change the sum anyway). Window-major: each window's n entries apart,
+  // on the key bits below c - 1, as SortPairsByWindow does; shifted: each
+  // bucket set's `copies` windows of entries the same way (the last set may
+  // be shorter), as AccumulateInto does.
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), size_t(0));
+  if (window_major) {
+    const uint32_t low = layout.buckets - 1;
+    const size_t segment = sizes.shifted ? size_t(copies) * n : n;
+    for (size_t at = 0; at < m; at += segment) {
+      std::stable_sort(order.begin() + ptrdiff_t(at), order.begin() + ptrdiff_t(std::min(at + segment, m)),
+                       [&](size_t a, size_t b) { return (keys[a] & low) < (keys[b] & low); });
+    }
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  }
+  std::vector<uint32_t> sorted_keys(m), sorted_vals(m);
+  for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
+
+  // 3-4: buckets (all-zero = infinity, as after the device memset).
+  const size_t chunk = sizes.chunk       ? sizes.chunk
+                       : sizes.batch > 1 ? BatchedChunk(m, sizes.batch)
+                                         : DefaultChunk(m, sums);
+  const size_t chunks = (m + chunk - 1) / chunk;
+  std::memset(static_cast<void*>(buckets), 0, size_t(sums.windows) * sums.buckets * sizeof(XyzzPoint<F>));
+  std::vector<XyzzPoint<F>> partials(chunks);
+  std::vector<uint32_t> partial_keys(chunks);
+  EmulatedAccumulate<F>(sizes.batch, chunks, chunk, m, sums.Sentinel(), sorted_keys.data(), sorted_vals.data(),
+                        accumulated, buckets, partials.data(), partial_keys.data());
+  for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
+    const size_t stride = size_t(1) << pass;
+    for (size_t j = 0; 2 * stride * j < chunks; ++j) {
+      FixupTreeStep<F>(j, stride, chunks, sums.Sentinel(), partials.data(), partial_keys.data());
+    }
+  }
+  for (size_t t = 0; t < chunks; ++t) {
+    FixupStep(t, chunks, sums.Sentinel(), partials.data(), partial_keys.data(), buckets);
+  }
+}
+
 // density == nullptr: dense (bases.size() >= scalars.size()); else
 // density->size() == scalars.size() and bases.size() >= density->Count().
 template <class Curve>
@@ -168,56 +230,23 @@ ec::JacobianPoint<typename Curve::HostCurve> EmulatedMsm(
     for (size_t i = 0; i < n; ++i) offsets[i] = uint32_t(m), m += counts[i];
   }
   if (m == 0) return ones_sum;
-  std::vector<uint32_t> keys(m), vals(m);
-  for (size_t i = 0; i < n; ++i) {
-    if (sizes.shifted) {
-      ShiftedDigitsStep(i, n, layout, bases.size(), copies, canon.data(), words, ranks.data(), keys.data(),
-                        vals.data());
-    } else if (window_major) {
-      WindowDigitsStep(i, n, layout, canon.data(), words, ranks.data(), keys.data(), vals.data());
-    } else {
-      DigitsStep(i, layout, canon.data(), words, ranks.data(), offsets.data(), keys.data(), vals.data());
-    }
+  if (sizes.upload_batches > 1 && (!sizes.shifted || density)) {
+    throw std::invalid_argument("EmulatedMsm: upload batches are for shifted bases and dense scalars");
   }
-  // 2: sort by key (stable like the radix sort; the order of equal keys does
-  // not change the sum anyway). Window-major: each window's n entries apart,
-  // on the key bits below c - 1, as SortPairsByWindow does; shifted: each
-  // bucket set's `copies` windows of entries the same way (the last set may
-  // be shorter), as RunTail does.
-  std::vector<size_t> order(m);
-  std::iota(order.begin(), order.end(), size_t(0));
-  if (window_major) {
-    const uint32_t low = layout.buckets - 1;
-    const size_t segment = sizes.shifted ? size_t(copies) * n : n;
-    for (size_t at = 0; at < m; at += segment) {
-      std::stable_sort(order.begin() + ptrdiff_t(at), order.begin() + ptrdiff_t(std::min(at + segment, m)),
-                       [&](size_t a, size_t b) { return (keys[a] & low) < (keys[b] & low); });
-    }
-  } else {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-  }
-  std::vector<uint32_t> sorted_keys(m), sorted_vals(m);
-  for (size_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]], sorted_vals[k] = vals[order[k]];
-
+  const std::vector<ScalarRange> batches =
+      sizes.upload_batches > 1 ? UploadBatchRanges(n, sizes.upload_batches) : std::vector<ScalarRange>{{0, n}};
   // 3-4: buckets (all-zero = infinity, as after the device memset).
-  const size_t chunk = sizes.chunk       ? sizes.chunk
-                       : sizes.batch > 1 ? BatchedChunk(m, sizes.batch)
-                                         : DefaultChunk(m, sums);
-  const size_t chunks = (m + chunk - 1) / chunk;
   std::vector<XyzzPoint<F>> buckets(size_t(sums.windows) * sums.buckets);
-  std::memset(static_cast<void*>(buckets.data()), 0, buckets.size() * sizeof(XyzzPoint<F>));
-  std::vector<XyzzPoint<F>> partials(chunks);
-  std::vector<uint32_t> partial_keys(chunks);
-  EmulatedAccumulate<F>(sizes.batch, chunks, chunk, m, sums.Sentinel(), sorted_keys.data(), sorted_vals.data(),
-                        accumulated, buckets.data(), partials.data(), partial_keys.data());
-  for (uint32_t pass = 0; pass < FixupTreePasses(chunks); ++pass) {
-    const size_t stride = size_t(1) << pass;
-    for (size_t j = 0; 2 * stride * j < chunks; ++j) {
-      FixupTreeStep<F>(j, stride, chunks, sums.Sentinel(), partials.data(), partial_keys.data());
+  std::vector<XyzzPoint<F>> more(batches.size() > 1 ? buckets.size() : 0);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const size_t at = batches[b].begin, count = batches[b].count;
+    const size_t batch_m = batches.size() > 1 ? count * layout.windows : m;
+    EmulatedAccumulateRange<F>(sizes, layout, sums, copies, bases.size(), count, batch_m, window_major,
+                               canon.data() + at, words, ranks.data(), offsets.data(), accumulated + at,
+                               b == 0 ? buckets.data() : more.data());
+    if (b > 0) {
+      for (size_t t = 0; t < buckets.size(); ++t) BucketAddStep(t, more.data(), buckets.data());
     }
-  }
-  for (size_t t = 0; t < chunks; ++t) {
-    FixupStep(t, chunks, sums.Sentinel(), partials.data(), partial_keys.data(), buckets.data());
   }
 
   // 5-6: per-window sums.

@@ -295,6 +295,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunImpl(const Point* bases, const ff::Fr
     // bitmap, ranks or bases that the caller's next call overwrites.
     cudaStreamSynchronize(stream_);
     cudaStreamSynchronize(ones_stream_);
+    cudaStreamSynchronize(copy_stream_);  // upload batches' copies and classification
     throw;
   }
 }
@@ -335,14 +336,26 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   }
   cudaStream_t s = stream_;
 
+  // Host scalars over shifted bases (G1) may cross in batches, each summed
+  // while the next one's copy runs (msm_plan.hpp, UploadBatchRanges).
+  const bool host_scalars = options.scalars_at == ScalarsAt::kHost;
+  std::vector<pippenger::ScalarRange> upload = {{0, n}};
+  if (kG1 && shift && host_scalars && words == nullptr) {
+    upload = pippenger::UploadBatchRanges(
+        n, options.upload_batches ? options.upload_batches : pippenger::DefaultUploadBatches(n, kG1, true, true));
+  }
+  const bool batched_upload = upload.size() > 1;
+
   events_[0].Record(s);
   const Fr* dev_scalars = reinterpret_cast<const Fr*>(scalars);
-  if (options.scalars_at == ScalarsAt::kHost) {
+  if (host_scalars) {
     Reserve(scalars_, n);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(scalars_.data(), scalars, n * sizeof(Fr), cudaMemcpyHostToDevice, s));
+    if (!batched_upload) {
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(scalars_.data(), scalars, n * sizeof(Fr), cudaMemcpyHostToDevice, s));
+    }
     dev_scalars = scalars_.data();
   }
-  events_[1].Record(s);
+  if (!batched_upload) events_[1].Record(s);  // else after the first batch's copy
 
   // Step 1: canonical scalars (and with the split, the 1-scalars flagged and
   // summed apart: step 1'), the window width from the count of scalars >= 2,
@@ -351,15 +364,18 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   Reserve(scan_temp_, pippenger::ScanTempBytes(n));
   uint32_t* ones = nullptr;
   if (options.split_ones) Reserve(ones_flags_, n), Reserve(ones_offsets_, n), ones = ones_flags_.data();
-  pippenger::LaunchClassify(n, dev_scalars, words, canon_.data(), counts_.data(), ones, s);
-  events_[6].Record(s);
   last_ones_ = 0;
-  // The ones sum and the tail below share only the read-only bases: the
-  // ones run on their own stream, beside the tail's kernels.
-  const bool have_ones = options.split_ones && SumOnes(bases, n, words, ranks);
-  events_[7].Record(ones_stream_);
-  const size_t n_big =
-      pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  bool have_ones = false;
+  size_t n_big = n;  // batched: counted after the batches (shifted bases' layout does not depend on it)
+  if (!batched_upload) {
+    pippenger::LaunchClassify(n, dev_scalars, words, canon_.data(), counts_.data(), ones, s);
+    events_[6].Record(s);
+    // The ones sum and the tail below share only the read-only bases: the
+    // ones run on their own stream, beside the tail's kernels.
+    have_ones = options.split_ones && SumOnes(bases, n, words, ranks);
+    events_[7].Record(ones_stream_);
+    n_big = pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  }
   // Shifted bases: their width, every window's slots (as window-major), and
   // their bucket sets (`sums`: one for a full table) for steps 3-6.
   const pippenger::Layout layout =
@@ -385,18 +401,25 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   // scalars) runs the whole window in one thread.
   const uint32_t segment_len = options.segment_len ? std::min(options.segment_len, sums.buckets)
                                                    : pippenger::DefaultSegmentLen(sums, /*g2=*/!kG1);
-  if (m > 0) {
-    RunTail(bases, n,
-            {.window_bits = layout.window_bits,
-             .m = m,
-             .chunk = chunk,
-             .batch = batch,
-             .mul_pipes = options.mul_pipes,
-             .window_major = window_major,
-             .segment_len = segment_len,
-             .shift_stride = shift ? shift->stride : 0,
-             .shift_copies = shift ? shift->copies : 0},
-            words, ranks);
+  const TailPlan plan{.window_bits = layout.window_bits,
+                      .m = m,
+                      .chunk = chunk,
+                      .batch = batch,
+                      .mul_pipes = options.mul_pipes,
+                      .window_major = window_major,
+                      .segment_len = segment_len,
+                      .shift_stride = shift ? shift->stride : 0,
+                      .shift_copies = shift ? shift->copies : 0};
+  if (batched_upload) {
+    AccumulateUploadBatches(bases, scalars, upload, plan, options.chunk, options.split_ones);
+    // The flags of every batch are in once the copy stream's last classify
+    // ran (events_[6]); the host waits for the copies here, not the sums.
+    have_ones = options.split_ones && SumOnes(bases, n, nullptr, nullptr);
+    events_[7].Record(ones_stream_);
+    ReduceBuckets(plan);
+    n_big = pippenger::ExclusiveSumTotal(scan_temp_.data(), scan_temp_.size(), counts_.data(), offsets_.data(), n, s);
+  } else if (m > 0) {
+    RunTail(bases, n, plan, words, ranks);
   }
   events_[5].Record(s);
   events_[5].Synchronize();
@@ -415,7 +438,13 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   if (timings) {
     timings->upload_ms = events_[1].ElapsedMsSince(events_[0]);
     timings->ones_ms = options.split_ones ? events_[7].ElapsedMsSince(events_[6]) : 0;
-    if (m > 0) {
+    timings->upload_batches = uint32_t(upload.size());
+    if (batched_upload) {
+      // Batches interleave their stages: one span from the first copy on.
+      timings->digits_ms = timings->sort_ms = 0;
+      timings->accumulate_ms = events_[4].ElapsedMsSince(events_[1]);
+      timings->reduce_ms = events_[5].ElapsedMsSince(events_[4]);
+    } else if (m > 0) {
       timings->digits_ms = events_[2].ElapsedMsSince(events_[1]);  // with the ones running beside it
       timings->sort_ms = events_[3].ElapsedMsSince(events_[2]);
       timings->accumulate_ms = events_[4].ElapsedMsSince(events_[3]);
@@ -439,8 +468,82 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 }
 
 template <class Curve>
+void Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
+                                         const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
+                                         size_t fixed_chunk, bool split_ones) {
+  using msm_internal::Reserve;
+  if constexpr (!std::is_same_v<Field, Fp>) {
+    throw std::logic_error("GPU Msm: upload batches are built for G1 only");
+  } else {
+    cudaStream_t s = stream_, c = copy_stream_;
+    const pippenger::Layout layout = pippenger::MakeShiftedLayout(plan.window_bits);
+    const pippenger::Layout sums = pippenger::BucketSets(layout, plan.shift_copies);
+    const size_t bucket_count = size_t(sums.windows) * sums.buckets;
+    // Each batch's plan, and every buffer at its largest before the first
+    // copy: growing one between batches (cudaFree) would wait for the device.
+    std::vector<TailPlan> plans(batches.size(), plan);
+    size_t widest_m = 0, most_chunks = 0, sort_bytes = 0;
+    for (size_t b = 0; b < batches.size(); ++b) {
+      TailPlan& p = plans[b];
+      p.m = batches[b].count * layout.windows;
+      p.chunk = fixed_chunk ? fixed_chunk
+                : p.batch   ? pippenger::BatchedChunk(p.m, p.batch)
+                            : pippenger::DefaultChunk(p.m, sums);
+      widest_m = std::max(widest_m, p.m);
+      most_chunks = std::max(most_chunks, (p.m + p.chunk - 1) / p.chunk);
+      const size_t segment = std::min(size_t(plan.shift_copies) * batches[b].count, p.m);
+      sort_bytes = std::max(sort_bytes, pippenger::SortTempBytes(segment, int(layout.window_bits) - 1));
+    }
+    for (int k = 0; k < 2; ++k) Reserve(keys_[k], widest_m), Reserve(vals_[k], widest_m);
+    Reserve(sort_temp_, sort_bytes);
+    Reserve(partials_, most_chunks), Reserve(partial_keys_, most_chunks);
+    Reserve(buckets_, bucket_count), Reserve(more_buckets_, bucket_count);
+    while (classified_.size() < batches.size()) classified_.emplace_back();
+
+    // Copy stream: batch b's scalars, then their canonical form, counts and
+    // flags (the same per-scalar step as one call's; disjoint ranges).
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(c, events_[0].get(), 0));
+    uint32_t* ones = split_ones ? ones_flags_.data() : nullptr;
+    auto copy = [&](size_t b) {
+      const pippenger::ScalarRange r = batches[b];
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(scalars_.data() + r.begin, scalars + r.begin, r.count * sizeof(Fr),
+                                      cudaMemcpyHostToDevice, c));
+      if (b == 0) events_[1].Record(c);
+      pippenger::LaunchClassify(r.count, scalars_.data() + r.begin, nullptr, canon_.data() + r.begin,
+                                counts_.data() + r.begin, ones ? ones + r.begin : nullptr, c);
+      classified_[b].Record(c);
+    };
+    // Batch b's sums are queued before batch b + 1's copy: a copy from
+    // pageable memory holds the host until it is staged.
+    copy(0);
+    for (size_t b = 0; b < batches.size(); ++b) {
+      CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, classified_[b].get(), 0));
+      const size_t at = batches[b].begin;
+      AccumulateInto(bases + at, batches[b].count, plans[b], nullptr, nullptr, canon_.data() + at,
+                     b == 0 ? buckets_.data() : more_buckets_.data());
+      if (b > 0) pippenger::LaunchAddBuckets(bucket_count, more_buckets_.data(), buckets_.data(), s);
+      if (b + 1 < batches.size()) copy(b + 1);
+    }
+    events_[6].Record(c);  // every batch classified: SumOnes may start
+    events_[4].Record(s);  // every batch's buckets added in
+  }
+}
+
+template <class Curve>
 void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words,
                          const uint32_t* ranks) {
+  using msm_internal::Reserve;
+  const pippenger::Layout layout =
+      plan.shift_stride > 0 ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
+  const pippenger::Layout sums = plan.shift_stride > 0 ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
+  Reserve(buckets_, size_t(sums.windows) * sums.buckets);
+  AccumulateInto(bases, n, plan, words, ranks, canon_.data(), buckets_.data());
+  ReduceBuckets(plan);
+}
+
+template <class Curve>
+void Msm<Curve>::AccumulateInto(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words,
+                                const uint32_t* ranks, const Fr* canon, XyzzPoint<Field>* buckets) {
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
   const bool shifted = plan.shift_stride > 0;
@@ -450,21 +553,19 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
       shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
   const pippenger::Layout sums = shifted ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
   const size_t m = plan.m, chunk = plan.chunk;
-  const uint32_t batch = plan.batch, segment_len = plan.segment_len;
+  const uint32_t batch = plan.batch;
   const MulPipes mul_pipes = plan.mul_pipes;
   const bool window_major = plan.window_major;
   const size_t chunks = (m + chunk - 1) / chunk;
-  const uint32_t segments = sums.buckets / segment_len;
   const int key_bits = std::bit_width(layout.Sentinel());  // the compact layout's
   Reserve(keys_[0], m), Reserve(keys_[1], m), Reserve(vals_[0], m), Reserve(vals_[1], m);
   if (shifted) {
-    pippenger::LaunchShiftedDigits(n, layout, plan.shift_stride, plan.shift_copies, canon_.data(), words, ranks,
+    pippenger::LaunchShiftedDigits(n, layout, plan.shift_stride, plan.shift_copies, canon, words, ranks,
                                    keys_[0].data(), vals_[0].data(), s);
   } else if (window_major) {
-    pippenger::LaunchWindowDigits(n, layout, canon_.data(), words, ranks, keys_[0].data(), vals_[0].data(), s);
+    pippenger::LaunchWindowDigits(n, layout, canon, words, ranks, keys_[0].data(), vals_[0].data(), s);
   } else {
-    pippenger::LaunchDigits(n, layout, canon_.data(), words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(),
-                            s);
+    pippenger::LaunchDigits(n, layout, canon, words, ranks, offsets_.data(), keys_[0].data(), vals_[0].data(), s);
   }
   events_[2].Record(s);
 
@@ -501,17 +602,16 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
   events_[3].Record(s);
 
   const size_t bucket_count = size_t(sums.windows) * sums.buckets;
-  Reserve(buckets_, bucket_count);
   Reserve(partials_, chunks);
   Reserve(partial_keys_, chunks);
-  CUZK_CUDA_CHECK(cudaMemsetAsync(buckets_.data(), 0, bucket_count * sizeof(XyzzPoint<Field>), s));
+  CUZK_CUDA_CHECK(cudaMemsetAsync(buckets, 0, bucket_count * sizeof(XyzzPoint<Field>), s));
   if (mul_pipes != MulPipes::kInteger) {
     if constexpr (std::is_same_v<Field, Fp>) {
       // FpDfma and FpBoth have Fp's bytes: the same buffers, other
       // multiplications (batch is 0: checked above).
       auto launch = [&]<class D>() {
         const auto* dbases = reinterpret_cast<const AffinePoint<D>*>(bases);
-        auto* dbuckets = reinterpret_cast<XyzzPoint<D>*>(buckets_.data());
+        auto* dbuckets = reinterpret_cast<XyzzPoint<D>*>(buckets);
         auto* dpartials = reinterpret_cast<XyzzPoint<D>*>(partials_.data());
         pippenger::LaunchAccumulate(chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted], dbases,
                                     dbuckets, dpartials, partial_keys_.data(), s);
@@ -524,14 +624,25 @@ void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, con
     }
   } else if (batch) {
     pippenger::LaunchAccumulateBatched(batch, chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted],
-                                       bases, buckets_.data(), partials_.data(), partial_keys_.data(), s);
+                                       bases, buckets, partials_.data(), partial_keys_.data(), s);
   } else {
-    pippenger::LaunchAccumulate(chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases,
-                                buckets_.data(), partials_.data(), partial_keys_.data(), s);
+    pippenger::LaunchAccumulate(chunks, chunk, m, sums.Sentinel(), key_bufs[sorted], val_bufs[sorted], bases, buckets,
+                                partials_.data(), partial_keys_.data(), s);
   }
-  pippenger::LaunchFixup(chunks, sums.Sentinel(), partials_.data(), partial_keys_.data(), buckets_.data(), s);
+  pippenger::LaunchFixup(chunks, sums.Sentinel(), partials_.data(), partial_keys_.data(), buckets, s);
   events_[4].Record(s);
+}
 
+template <class Curve>
+void Msm<Curve>::ReduceBuckets(const TailPlan& plan) {
+  using msm_internal::Reserve;
+  cudaStream_t s = stream_;
+  const bool shifted = plan.shift_stride > 0;
+  const pippenger::Layout layout =
+      shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
+  const pippenger::Layout sums = shifted ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
+  const uint32_t segment_len = plan.segment_len;
+  const uint32_t segments = sums.buckets / segment_len;
   Reserve(level_[0], size_t(sums.windows) * segments);
   Reserve(level_[1], size_t(sums.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
   pippenger::LaunchSegments(sums, segment_len, buckets_.data(), level_[0].data(), s);

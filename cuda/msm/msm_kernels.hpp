@@ -63,6 +63,9 @@ void LaunchOnesSum(size_t chunks, size_t chunk, size_t count, const uint32_t* in
 template <class F>
 void LaunchFixup(size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials, const uint32_t* partial_keys,
                  XyzzPoint<F>* buckets, cudaStream_t stream);
+// Step 4c: buckets[t] += more[t] for t < count.
+template <class F>
+void LaunchAddBuckets(size_t count, const XyzzPoint<F>* more, XyzzPoint<F>* buckets, cudaStream_t stream);
 template <class F>
 void LaunchSegments(const Layout& layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out,
                     cudaStream_t stream);

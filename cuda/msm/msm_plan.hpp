@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda/msm/msm_steps.hpp"
 #include "engine/ec/point.hpp"
@@ -177,6 +178,44 @@ inline uint32_t DefaultSegmentLen(const Layout& l, bool g2 = false) {
 // 1): 127.1 ms against 129.5 (call 2a). Also the ones sums' tree: 2^19
 // chunk sums take 10 passes of 3 instead of 5 of 15 (not timed apart).
 constexpr uint32_t kGroupSum = 4;
+
+// Scalars copied to the device in batches (MsmGpuOptions::upload_batches),
+// so that batch k + 1 crosses PCIe while batch k is summed. Only over shifted
+// bases, whose layout does not depend on the scalars: batch k accumulates
+// into its own buckets, added into the first batch's (one full addition a
+// bucket: 2^21 at c = 22, ~1.2 ms; 2^23 at c = 24, ~4.6 ms, estimates), and
+// one reduction follows. The first batch is an eighth of n: its copy is the
+// one not hidden (2^26 scalars: 38.7 ms for all of them at ~55 GB/s, ~4.8 for
+// an eighth), and its sums (~40 ms at 2^26 over a table) outlast the rest's
+// copy (~34 ms): the sums run ~8x slower than the copy (4.8-5.9 ns a scalar
+// against ~0.6). The rest is split evenly. Model, not yet timed: the 2^26
+// MSM over a table -~28 ms (361 -> ~333), 2^24 -~7 ms.
+struct ScalarRange {
+  size_t begin = 0, count = 0;
+};
+inline std::vector<ScalarRange> UploadBatchRanges(size_t n, uint32_t batches) {
+  batches = uint32_t(std::clamp<size_t>(batches, 1, std::max<size_t>(n, 1)));
+  if (batches == 1) return {{0, n}};
+  std::vector<ScalarRange> out;
+  const size_t first = std::max<size_t>((n + 7) / 8, 1);
+  out.push_back({0, first});
+  const size_t rest = n - first, per = rest / (batches - 1), extra = rest % (batches - 1);
+  size_t at = first;
+  for (uint32_t b = 1; b < batches; ++b) {
+    const size_t count = per + (b <= extra ? 1 : 0);
+    if (count == 0) continue;
+    out.push_back({at, count});
+    at += count;
+  }
+  return out;
+}
+
+// Upload batches when MsmGpuOptions::upload_batches is 0: two for G1 scalars
+// in host memory over shifted bases from 2^20 scalars (below that the copy is
+// < 0.6 ms), else one.
+inline uint32_t DefaultUploadBatches(size_t n, bool g1, bool shifted, bool host_scalars) {
+  return g1 && shifted && host_scalars && n >= (size_t(1) << 20) ? 2 : 1;
+}
 
 // sum_w 2^(c w) window_sums[w], Horner from the top window.
 template <class C>

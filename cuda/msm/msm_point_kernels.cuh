@@ -75,6 +75,13 @@ __global__ void __launch_bounds__(kPointBlock)
 
 template <class F>
 __global__ void __launch_bounds__(kPointBlock)
+    AddBucketsKernel(size_t count, const XyzzPoint<F>* more, XyzzPoint<F>* buckets) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < count) BucketAddStep(t, more, buckets);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kPointBlock)
     SegmentKernel(size_t threads, Layout layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < threads) SegmentStep(t, layout, segment_len, buckets, out);
@@ -157,6 +164,13 @@ void LaunchFixup(size_t chunks, uint32_t sentinel, XyzzPoint<F>* partials, const
 }
 
 template <class F>
+void LaunchAddBuckets(size_t count, const XyzzPoint<F>* more, XyzzPoint<F>* buckets, cudaStream_t stream) {
+  if (count == 0) return;
+  AddBucketsKernel<F><<<Blocks(count, kPointBlock), kPointBlock, 0, stream>>>(count, more, buckets);
+  CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class F>
 void LaunchSegments(const Layout& layout, uint32_t segment_len, const XyzzPoint<F>* buckets, XyzzPoint<F>* out,
                     cudaStream_t stream) {
   const size_t threads = size_t(layout.windows) * (layout.buckets / segment_len);
@@ -185,5 +199,6 @@ void LaunchGroupSum(uint32_t windows, uint32_t in_per_window, uint32_t group, co
   template void LaunchOnesSum<F>(size_t, size_t, size_t, const uint32_t*, const AffinePoint<F>*, XyzzPoint<F>*,    \
                                  cudaStream_t);                                                                    \
   template void LaunchFixup<F>(size_t, uint32_t, XyzzPoint<F>*, const uint32_t*, XyzzPoint<F>*, cudaStream_t);     \
+  template void LaunchAddBuckets<F>(size_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t);                     \
   template void LaunchSegments<F>(const Layout&, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t);      \
   template void LaunchGroupSum<F>(uint32_t, uint32_t, uint32_t, const XyzzPoint<F>*, XyzzPoint<F>*, cudaStream_t)

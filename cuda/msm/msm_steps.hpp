@@ -64,6 +64,9 @@
 //        blocks at r, r + lowbit(r), ... while they belong to the run: each
 //        block is at least twice the last, so O(log chunks) additions, then
 //        adds the total into buckets[key].
+//     c. BucketAddStep (scalars uploaded in batches, over shifted bases
+//        only): each later batch runs steps 1-4b into a second set of
+//        buckets, then adds it into the first batch's, bucket by bucket.
 //  5. SegmentStep (thread per window and segment of L buckets): running sums
 //     from the top give T = sum (j - lo + 1) S_j and R = sum S_j over the
 //     segment [lo, lo + L); the window needs sum (j + 1) S_j, so the thread
@@ -499,6 +502,13 @@ CUZK_HD void FixupStep(size_t t, size_t chunks, uint32_t sentinel, const XyzzPoi
     sum = ReduceAdd(sum, LoadPoint(partials + i));
   }
   StorePoint(buckets + key, ReduceAdd(LoadPoint(buckets + key), sum));
+}
+
+// Step 4c, upload batches after the first (msm_plan.hpp, UploadBatchRanges):
+// bucket t of a later batch's set added into the first batch's.
+template <class F>
+CUZK_HD void BucketAddStep(size_t t, const XyzzPoint<F>* more, XyzzPoint<F>* buckets) {
+  StorePoint(buckets + t, ReduceAdd(LoadPoint(buckets + t), LoadPoint(more + t)));
 }
 
 // Strides of the 4a passes: 1, 2, 4, ... below chunks.

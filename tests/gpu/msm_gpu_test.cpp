@@ -7,6 +7,7 @@
 // msm::MsmG2) at sizes up to 2^14. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -470,6 +471,31 @@ TEST_F(MsmGpuTest, ShiftedBasesMatchCpu) {
   expect(shifted, *bases_, skewed, {.chunk = 1}, "shifted skewed, chunk 1");
   for (bool split : {true, false}) expect(shifted, *bases_, witness, {.split_ones = split}, "shifted witness");
   expect(shifted, *bases_, random, {.batch = 32}, "shifted batched");
+  // Host scalars copied in batches (the later ones under the sums), from
+  // pageable and from pinned memory; witness-like scalars with the split.
+  {
+    PinnedBuffer<ff::Fr> pinned(kMaxN);
+    std::copy(random.begin(), random.end(), pinned.data());
+    const ec::G1Affine want = msm::MsmG1(*bases_, random).ToAffine();
+    const ec::G1Affine want_witness = msm::MsmG1(*bases_, witness).ToAffine();
+    for (uint32_t batches : {2u, 3u, 7u}) {
+      const std::string what = "shifted, upload batches " + std::to_string(batches);
+      G1Msm msm;
+      MsmGpuTimings t;
+      EXPECT_EQ(msm.Run(shifted, random.data(), kMaxN, {.upload_batches = batches}, &t).ToAffine(), want) << what;
+      EXPECT_EQ(t.upload_batches, batches) << what;
+      EXPECT_EQ(msm.Run(shifted, pinned.data(), kMaxN, {.upload_batches = batches}, &t).ToAffine(), want)
+          << what << " pinned";
+      EXPECT_EQ(msm.Run(shifted, random.data(), kMaxN, {.chunk = 3, .upload_batches = batches}).ToAffine(), want)
+          << what << " chunk 3";
+      EXPECT_EQ(msm.Run(shifted, witness.data(), kMaxN, {.upload_batches = batches}).ToAffine(), want_witness)
+          << what << " witness";
+    }
+    G1Msm msm;
+    MsmGpuTimings t;
+    msm.Run(shifted, random.data(), kMaxN, {.upload_batches = 1}, &t);
+    EXPECT_EQ(t.upload_batches, 1u) << "one copy";
+  }
   DeviceBuffer<ff::Fr> on_device(kMaxN);
   Stream stream;
   on_device.CopyFromHost(random, stream);

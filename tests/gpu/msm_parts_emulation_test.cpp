@@ -484,6 +484,80 @@ TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
 // entries); segments for ~2^17 G1 threads and
 // ~2^14 G2 threads (the values measured fastest, session 13), ~2^15 G1
 // threads over one bucket set (session 16).
+// Scalars uploaded in batches (MsmGpuOptions::upload_batches): each batch's
+// digits, sort and sums into their own buckets, added into the first
+// batch's, then one reduction. Against msm::MsmG1 for random, small and
+// witness-like scalars (with and without the split), full and partial
+// tables, 2 to 7 batches (more than the scalars: fewer, none empty), chunk
+// boundaries inside buckets; refused for the plain path and densities.
+TEST(ShiftedBasesEmulationTest, UploadBatchesMatchCpuMsm) {
+  auto rng = test::SeededRng();
+  const size_t n = 40;
+  const std::vector<ec::G1Affine> bases = RandomPoints(rng, n);
+  const ScalarKinds kinds = MakeScalarKinds(rng, n, n - 3, 90);
+  for (const auto* scalars : {&kinds.random, &kinds.small, &kinds.witness}) {
+    for (uint32_t batches : {2u, 3u, 7u}) {
+      for (bool split : {true, false}) {
+        const std::string what = "upload batches " + std::to_string(batches) + " split=" + std::to_string(split);
+        ExpectSameMsm(bases, *scalars,
+                      {.window_bits = 8,
+                       .chunk = 2,
+                       .segment_len = 16,
+                       .split_ones = split,
+                       .shifted = true,
+                       .upload_batches = batches},
+                      what);
+      }
+    }
+    ExpectSameMsm(
+        bases, *scalars,
+        {.window_bits = 9, .chunk = 3, .segment_len = 16, .shifted = true, .shifted_copies = 4, .upload_batches = 3},
+        "upload batches over 4 copies");
+  }
+  const std::vector<ff::Fr> three = {ff::Fr::Random(rng), ff::Fr::One(), ff::Fr::Random(rng)};
+  ExpectSameMsm(bases, three, {.window_bits = 8, .shifted = true, .upload_batches = 5}, "5 batches of 3 scalars");
+  EXPECT_THROW(pippenger::EmulatedMsmG1(bases, kinds.random, nullptr, {.window_bits = 8, .upload_batches = 2}),
+               std::invalid_argument);
+  msm::DensityBitmap density(n);
+  for (size_t i = 0; i < n; ++i) density.Set(i, i % 2 == 0);
+  std::vector<ff::Fr> all(n, ff::Fr::FromUint64(5));
+  EXPECT_THROW(pippenger::EmulatedMsmG1(std::span<const ec::G1Affine>(bases).first(density.Count()), all, &density,
+                                        {.window_bits = 8, .shifted = true, .upload_batches = 2}),
+               std::invalid_argument);
+}
+
+// The batches' ranges: consecutive, covering [0, n), none empty; the first an
+// eighth of n (its copy is the one left unhidden), the rest even.
+TEST(MsmPlanTest, UploadBatchRangesCoverTheScalars) {
+  using pippenger::UploadBatchRanges;
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(9), size_t(1000), size_t(1) << 24}) {
+    for (uint32_t batches : {0u, 1u, 2u, 3u, 5u, 16u}) {
+      const auto r = UploadBatchRanges(n, batches);
+      ASSERT_FALSE(r.empty());
+      EXPECT_LE(r.size(), std::max<size_t>(batches, 1)) << n;
+      size_t at = 0;
+      for (const auto& b : r) {
+        EXPECT_EQ(b.begin, at) << "n=" << n << " batches=" << batches;
+        EXPECT_GT(b.count, 0u) << "n=" << n << " batches=" << batches;
+        at += b.count;
+      }
+      EXPECT_EQ(at, n) << "batches=" << batches;
+      if (r.size() > 1) {
+        EXPECT_EQ(r[0].count, (n + 7) / 8) << n;
+      }
+    }
+  }
+  const auto two = UploadBatchRanges(size_t(1) << 26, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].count, size_t(1) << 23);
+  EXPECT_EQ(two[1].count, (size_t(7) << 23));
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, true, true), 2u);
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 19, true, true, true), 1u) << "small: the copy is short";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, false, true), 1u) << "plain bases";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, true, false), 1u) << "device scalars";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, false, true, true), 1u) << "G2";
+}
+
 TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   using pippenger::DefaultChunk, pippenger::DefaultSegmentLen, pippenger::MakeLayout;
   const size_t n24 = size_t(1) << 24, n26 = size_t(1) << 26, n27 = size_t(1) << 27;

@@ -190,6 +190,9 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   // Copies of a shifted table (ShiftedBases' copies; 0 = every window, one
   // bucket set); "0,2,3" times each (only with --shifted 1).
   const std::vector<unsigned> copies_list = args.GetValues("shifted-copies", "0");
+  // Host scalars over a table copied in batches (MsmGpuOptions::upload_batches;
+  // 0 = the default, 1 = one copy first); "1,2,3" times each (only with --shifted 1).
+  const std::vector<unsigned> upload_list = args.GetValues("upload-batches", "0");
   for (unsigned v : shifteds) {
     if (v > 1) throw std::invalid_argument("msm: --shifted takes 0 and 1");
     if (v == 1 && !std::is_same_v<Gpu, cuda::G1Gpu>) throw std::invalid_argument("msm: --shifted 1 is built for G1");
@@ -236,26 +239,28 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
     uint32_t copies = 0;
   };
   std::vector<Variant> variants;
-  const std::vector<unsigned> all_copies = {0};
+  const std::vector<unsigned> all_copies = {0}, one_upload = {0};
   for (unsigned shifted : shifteds)
     for (unsigned copies : shifted ? copies_list : all_copies)
-      for (unsigned w : windows)
-        for (unsigned split : splits)
-          for (int batch : batches)
-            for (unsigned dfma : dfmas)
-              for (int wm : window_majors)
-                for (unsigned chunk : chunks)
-                  for (unsigned segment_len : segment_lens) {
-                    variants.push_back({{.window_bits = w,
-                                         .chunk = chunk,
-                                         .split_ones = split != 0,
-                                         .window_major = wm,
-                                         .batch = batch,
-                                         .mul_pipes = cuda::MulPipes(dfma),
-                                         .segment_len = segment_len},
-                                        shifted != 0,
-                                        copies});
-                  }
+      for (unsigned upload : shifted ? upload_list : one_upload)
+        for (unsigned w : windows)
+          for (unsigned split : splits)
+            for (int batch : batches)
+              for (unsigned dfma : dfmas)
+                for (int wm : window_majors)
+                  for (unsigned chunk : chunks)
+                    for (unsigned segment_len : segment_lens) {
+                      variants.push_back({{.window_bits = w,
+                                           .chunk = chunk,
+                                           .split_ones = split != 0,
+                                           .window_major = wm,
+                                           .batch = batch,
+                                           .mul_pipes = cuda::MulPipes(dfma),
+                                           .segment_len = segment_len,
+                                           .upload_batches = upload},
+                                          shifted != 0,
+                                          copies});
+                    }
 
   std::vector<Row> rows;
   bool all_ok = true;
@@ -393,10 +398,13 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
           "ms, "
           "cpu msm %.0f ms)\n",
           log_n, row.split ? "split" : "compact-digits", row.window_major ? " window-major" : "",
-          row.shifted ? (" shifted/" + std::to_string(row.copies)).c_str() : "", row.batch, row.dfma, row.window_bits,
-          row.chunk, row.segment_len, row.total.median, row.total.min, row.total.max, row.stages.upload_ms,
-          row.stages.digits_ms, row.stages.ones_ms, row.stages.ones, row.stages.tail, row.stages.sort_ms,
-          row.stages.accumulate_ms, row.stages.reduce_ms, row.stages.host_ms, row.check.c_str(), struct_ms, cpu_ms);
+          row.shifted
+              ? (" shifted/" + std::to_string(row.copies) + "/up" + std::to_string(row.stages.upload_batches)).c_str()
+              : "",
+          row.batch, row.dfma, row.window_bits, row.chunk, row.segment_len, row.total.median, row.total.min,
+          row.total.max, row.stages.upload_ms, row.stages.digits_ms, row.stages.ones_ms, row.stages.ones,
+          row.stages.tail, row.stages.sort_ms, row.stages.accumulate_ms, row.stages.reduce_ms, row.stages.host_ms,
+          row.check.c_str(), struct_ms, cpu_ms);
       if (streamed) {
         const double gb = double(n) * sizeof(typename cuda::DeviceBases<Gpu>::Point) / 1e9;
         std::printf(
@@ -432,7 +440,7 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
         "| %s "
         "|\n",
         r.log_n, r.split ? "split" : "digits",
-        r.shifted        ? ("shifted/" + std::to_string(r.copies)).c_str()
+        r.shifted ? ("shifted/" + std::to_string(r.copies) + "/up" + std::to_string(r.stages.upload_batches)).c_str()
         : r.window_major ? "by window"
                          : "compact",
         r.batch, r.dfma, r.window_bits, r.chunk, r.segment_len, r.total.median, r.total.min, r.total.max,

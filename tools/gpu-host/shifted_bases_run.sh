@@ -5,8 +5,10 @@
 #     and witness_only_gpu_test (ShiftedHBasesGiveTheCpuProof; the 8 MiB
 #     case needs CUZK_GPU_SLOW=1, ~5 minutes: run it in a call of its own);
 #  2. cuzk-gpu-bench msm: G1 2^24 and 2^26 on the plain bases and over
-#     shifted bases in the same run (every result checked), then at 2^24 the
-#     shifted widths and running-sum segment lengths;
+#     shifted bases in the same run, the scalars copied at once or in upload
+#     batches (every result checked), then at 2^24 the shifted widths and
+#     running-sum segment lengths; `cuzk-gpu-bench kernels` (issue 16's
+#     ratios to sppark; CUZK_KERNELS=0 skips it);
 #  3. one 8 MiB partition proved as the daemon does, alone on one lane, step
 #     by step, with and without the table (cuzk-gpu-bench partition; every
 #     proof verified, both equal);
@@ -36,12 +38,16 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 tar -C /tmp/sb-tests -xJf "$tests"
 t=$(dirname "$(find /tmp/sb-tests -name msm_gpu_test | head -n 1)")
 export LD_LIBRARY_PATH=$t
-for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test key_image_gpu_test; do
+for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test key_image_gpu_test \
+  key_image_budget_gpu_test; do
+  [[ -x $t/$name ]] || continue
   timed "$name" 200 "$logs/$name.log" "$t/$name" --gtest_color=no
 done
 common=(--warmups 1 --repeats 5 --cpu-check-max-log 14)
-timed "msm 2^24,2^26 plain|shifted" 240 "$logs/msm-shifted.log" \
-  "$G" msm --curve g1 --log-sizes 24,26 --shifted 0,1 "${common[@]}" --seed 1401
+# Over the table: the scalars copied at once and in 2 or 3 upload batches
+# (session 17: the later batches' copies under the first's sums).
+timed "msm 2^24,2^26 plain|shifted" 300 "$logs/msm-shifted.log" \
+  "$G" msm --curve g1 --log-sizes 24,26 --shifted 0,1 --upload-batches 1,2,3 "${common[@]}" --seed 1401
 if [[ ${CUZK_SWEEP:-1} == 1 ]]; then  # CUZK_SWEEP=0 skips it (~100 s of a call)
   timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
     "$G" msm --curve g1 --log-sizes 24 --shifted 1 --windows 0,20,21,23,24 --segment-len 0,64,256 "${common[@]}" \
@@ -49,6 +55,9 @@ if [[ ${CUZK_SWEEP:-1} == 1 ]]; then  # CUZK_SWEEP=0 skips it (~100 s of a call)
 fi
 timed "partition 8 MiB plain|shifted" 200 "$logs/partition-8mib.log" \
   "$G" partition --sector-size 8MiB --shifted 0,1 --warmups 1 --repeats 5 --seed 1403
+if [[ ${CUZK_KERNELS:-1} == 1 ]]; then  # issue 16's Must show: kernels against sppark's figures
+  timed "kernels" 300 "$logs/kernels.log" "$G" kernels
+fi
 timed "decompress 2^24" 120 "$logs/decompress.log" "$G" decompress --log-n 24 --seed 1405
 if [[ ${CUZK_PARTIAL:-0} == 1 ]]; then
   timed "msm 2^27 plain" 200 "$logs/msm-27-plain.log" "$G" msm --curve g1 --log-sizes 27 "${common[@]}" --seed 1404
@@ -59,6 +68,7 @@ fi
 echo
 grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
 grep -hE '^shifted bases|^\| (lg|[0-9])|overall' "$logs"/msm-*.log
+[[ -f $logs/kernels.log ]] && tail -n 20 "$logs/kernels.log"
 grep -hE '^shifted=|^\||^partition:' "$logs/partition-8mib.log"
 grep -hE '^decompress 2' "$logs/decompress.log"
 printf '\n%-30s %-6s %9s  %s\n' step result time log
