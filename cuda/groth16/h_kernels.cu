@@ -31,13 +31,6 @@ __global__ void HDifferenceKernel(Fr* a, const Fr* c, Fr z_inv, size_t n) {
   }
 }
 
-// (g^m - 1)^-1 for the coset generator g = 7 (NttOptions' default shift).
-ff::Fr ZOnCosetInverse(size_t m) {
-  ff::Fr g_m = ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
-  for (size_t i = 1; i < m; i <<= 1) g_m = g_m.Square();
-  return (g_m - ff::Fr::One()).Inverse();
-}
-
 void CheckSize(size_t m) {
   if (m < 2 || !std::has_single_bit(m)) throw std::invalid_argument("H on the device: m must be a power of two >= 2");
 }
@@ -47,9 +40,9 @@ void LaunchProduct(ff::Fr* a, const ff::Fr* b, size_t m, cudaStream_t stream) {
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
-void LaunchDifference(ff::Fr* a, const ff::Fr* c, size_t m, cudaStream_t stream) {
+void LaunchDifference(ff::Fr* a, const ff::Fr* c, const ff::Fr& factor, size_t m, cudaStream_t stream) {
   HDifferenceKernel<<<GridFor(m), kBlock, 0, stream>>>(reinterpret_cast<Fr*>(a), reinterpret_cast<const Fr*>(c),
-                                                       Fr::FromHost(ZOnCosetInverse(m)), m);
+                                                       Fr::FromHost(factor), m);
   CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -57,15 +50,18 @@ void LaunchDifference(ff::Fr* a, const ff::Fr* c, size_t m, cudaStream_t stream)
 
 void EnqueueHTransform(NttEngine& ntt, int k, ff::Fr* vector, size_t m, cudaStream_t stream) {
   if (k < 0 || k > 2) throw std::invalid_argument("EnqueueHTransform: k must be 0 (a), 1 (b) or 2 (c)");
-  ntt.Run(NttKind::kInverse, vector, m, stream);
-  if (k < 2) ntt.Run(NttKind::kCosetForward, vector, m, stream);
+  CheckSize(m);
+  const HScales scales = MakeHScales(m);
+  ntt.Run(NttKind::kInverse, vector, m, stream, {.scale = scales.inverse});
+  if (k < 2) ntt.Run(NttKind::kCosetForward, vector, m, stream, {.scale = scales.coset_forward});
 }
 
 void EnqueueHCombine(NttEngine& ntt, ff::Fr* a, const ff::Fr* b, const ff::Fr* c, size_t m, cudaStream_t stream) {
   CheckSize(m);
+  const HScales scales = MakeHScales(m);
   LaunchProduct(a, b, m, stream);
-  ntt.Run(NttKind::kCosetInverse, a, m, stream);
-  LaunchDifference(a, c, m, stream);
+  ntt.Run(NttKind::kCosetInverse, a, m, stream, {.scale = scales.coset_inverse});
+  LaunchDifference(a, c, scales.difference, m, stream);
 }
 
 void EnqueueHSevenNtts(NttEngine& ntt, ff::Fr* a, ff::Fr* b, ff::Fr* c, size_t m, cudaStream_t stream) {
@@ -75,7 +71,7 @@ void EnqueueHSevenNtts(NttEngine& ntt, ff::Fr* a, ff::Fr* b, ff::Fr* c, size_t m
     ntt.Run(NttKind::kCosetForward, v, m, stream);
   }
   LaunchProduct(a, b, m, stream);
-  LaunchDifference(a, c, m, stream);  // on the coset: bellperson's pointwise (a b - c) (g^m - 1)^-1
+  LaunchDifference(a, c, ZOnCosetInverse(m), m, stream);  // on the coset: bellperson's pointwise (a b - c) (g^m - 1)^-1
   ntt.Run(NttKind::kCosetInverse, a, m, stream);
 }
 

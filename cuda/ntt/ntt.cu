@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -121,7 +122,7 @@ struct NttEngine::Impl {
     DeviceBuffer<Fr> buf;  // [lo (lo_count) | hi]
     size_t lo_count = 0;
   };
-  using CosetKey = std::tuple<unsigned, ff::Fr::LimbArray, bool>;
+  using CosetKey = std::tuple<unsigned, ff::Fr::LimbArray, bool, ff::Fr::LimbArray>;  // size, g, inverse, scale
 
   int device = 0;
   std::mutex mu;  // guards everything below; held while enqueuing work that reads the tables
@@ -154,15 +155,16 @@ struct NttEngine::Impl {
     twiddle_log = new_log;
   }
 
-  const CosetTables& EnsureCoset(unsigned log_n, const ff::Fr& shift, bool inverse, cudaStream_t stream) {
-    CosetKey key{log_n, shift.Montgomery(), inverse};
+  const CosetTables& EnsureCoset(unsigned log_n, const ff::Fr& shift, bool inverse, const ff::Fr& scale,
+                                 cudaStream_t stream) {
+    CosetKey key{log_n, shift.Montgomery(), inverse, scale.Montgomery()};
     auto it = coset_tables.find(key);
     if (it != coset_tables.end()) return it->second;
     if (coset_tables.size() >= 32) {  // bounded: drop all (rare: many distinct shifts or sizes)
       CUZK_CUDA_CHECK(cudaDeviceSynchronize());
       coset_tables.clear();
     }
-    const SplitPowerTables split = MakeCosetTables(log_n, shift, inverse);
+    const SplitPowerTables split = MakeCosetTables(log_n, shift, inverse, scale);
     CosetTables t;
     t.buf = UploadSplitTables(split, stream);
     t.lo_count = split.lo.size();
@@ -214,7 +216,7 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
   impl_->EnsureTwiddles(log_n);
   const bool coset = kind == NttKind::kCosetForward || kind == NttKind::kCosetInverse;
   const Impl::CosetTables* coset_tables =
-      coset ? &impl_->EnsureCoset(log_n, options.coset_shift, IsInverse(kind), stream) : nullptr;
+      coset ? &impl_->EnsureCoset(log_n, options.coset_shift, IsInverse(kind), options.scale, stream) : nullptr;
 
   Fr* data = reinterpret_cast<Fr*>(device_data);
   // Scratch for the out-of-place passes, stream-ordered from the engine's
@@ -230,9 +232,10 @@ void NttEngine::Run(NttKind kind, ff::Fr* device_data, size_t n, cudaStream_t st
     tables.coset_lo = coset_tables->buf.data();
     tables.coset_hi = coset_tables->buf.data() + coset_tables->lo_count;
   }
-  const NttRecipe recipe =
-      MakeNttRecipe(plan, options.kernel, kind, data, static_cast<Fr*>(scratch), tables,
-                    kind == NttKind::kInverse ? Fr::FromHost(ff::Fr::FromUint64(n).Inverse()) : Fr::Zero());
+  const std::optional<ff::Fr> scalar = ScalarOutputScale(kind, log_n, options.scale);
+  const Fr device_scalar = Fr::FromHost(scalar.value_or(ff::Fr::One()));
+  const NttRecipe recipe = MakeNttRecipe(plan, options.kernel, kind, data, static_cast<Fr*>(scratch), tables,
+                                         scalar ? &device_scalar : nullptr);
   try {
     for (unsigned i = 0; i < recipe.num_passes; ++i) {
       const NttPassPlan& pass = plan.passes[i];

@@ -28,6 +28,11 @@ namespace cuzk::cuda {
 struct NttOptions {
   // g of the coset kinds (Groth16's H uses the default, the multiplicative generator 7).
   ff::Fr coset_shift = ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
+  // The result is `scale` times the kind's transform, folded into the
+  // multiplications the kind already makes: the coset powers' table, the
+  // inverse's n^-1 (scale = n: the raw inverse sum, with no multiplication
+  // at all). kForward with a scale other than 1 multiplies in its last pass.
+  ff::Fr scale = ff::Fr::One();
   // Kernel shape; the default is the fastest measured (docs/perf/gpu.md).
   NttKernelConfig kernel;
 };

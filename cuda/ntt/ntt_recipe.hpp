@@ -13,7 +13,7 @@ namespace cuzk::cuda::ntt_internal {
 struct NttTablePointers {
   const Fr* twiddles = nullptr;  // w_N^i, i < N/2
   unsigned twiddle_log = 0;      // log N >= log n
-  const Fr* coset_lo = nullptr;  // coset kinds only: forward g^i, inverse n^-1 g^-i (split tables)
+  const Fr* coset_lo = nullptr;  // coset kinds only: forward s g^i, inverse s n^-1 g^-i (split tables)
   const Fr* coset_hi = nullptr;
 };
 
@@ -32,16 +32,17 @@ inline bool NeedsScratch(const NttPlan& plan, const NttKernelConfig& config) {
 // Data flow with a fused bit reversal and >= 2 passes: data -> scratch (first
 // pass, same positions), scratch in place, scratch -> data (last pass,
 // bit-reversed positions). Otherwise every pass runs in place on data.
+// output_scale: ScalarOutputScale's constant for the non-coset kinds (null: none).
 inline NttRecipe MakeNttRecipe(const NttPlan& plan, const NttKernelConfig& config, NttKind kind, Fr* data, Fr* scratch,
-                               const NttTablePointers& tables, const Fr& n_inverse) {
+                               const NttTablePointers& tables, const Fr* output_scale) {
   NttRecipe recipe;
   recipe.num_passes = plan.num_passes;
   recipe.needs_scratch = NeedsScratch(plan, config);
   OutputScale scale{};
   scale.mode = ScaleMode::kNone;
-  if (kind == NttKind::kInverse) {
+  if (output_scale != nullptr && (kind == NttKind::kInverse || kind == NttKind::kForward)) {
     scale.mode = ScaleMode::kScalar;
-    scale.scale = n_inverse;
+    scale.scale = *output_scale;
   } else if (kind == NttKind::kCosetInverse) {
     scale.mode = ScaleMode::kCoset;
     scale.lo = tables.coset_lo;

@@ -3,6 +3,7 @@
 // device. Both the twiddle table and coset powers are "split" tables: a power
 // x^i is lo[i mod 2^B] * hi[i >> B], so 2 * 2^B host multiplications (with the
 // fast 64-bit host field) stand for up to 2^(2B) powers.
+#include <optional>
 #include <vector>
 
 #include "cuda/ntt/ntt_plan.hpp"
@@ -44,11 +45,22 @@ inline SplitPowerTables MakeTwiddleTables(unsigned twiddle_log) {
                               ff::Fr::One());
 }
 
-// Coset factors for an NTT of size 2^log_n: forward g^i, inverse n^-1 g^-i.
-inline SplitPowerTables MakeCosetTables(unsigned log_n, ff::Fr shift, bool inverse) {
+// Coset factors for an NTT of size 2^log_n: forward scale g^i, inverse
+// scale n^-1 g^-i (NttOptions::scale).
+inline SplitPowerTables MakeCosetTables(unsigned log_n, ff::Fr shift, bool inverse, ff::Fr scale = ff::Fr::One()) {
   const ff::Fr g = inverse ? shift.Inverse() : shift;
-  const ff::Fr scale = inverse ? ff::Fr::FromUint64(uint64_t(1) << log_n).Inverse() : ff::Fr::One();
+  if (inverse) scale *= ff::Fr::FromUint64(uint64_t(1) << log_n).Inverse();
   return MakeSplitPowerTables(g, uint64_t(1) << log_n, kNttCosetSplitBits, scale);
+}
+
+// The constant the non-coset kinds multiply their outputs by: forward scale,
+// inverse n^-1 scale; none when it is 1 (the coset kinds fold theirs into
+// MakeCosetTables).
+inline std::optional<ff::Fr> ScalarOutputScale(NttKind kind, unsigned log_n, ff::Fr scale) {
+  if (kind == NttKind::kCosetForward || kind == NttKind::kCosetInverse) return std::nullopt;
+  if (kind == NttKind::kInverse) scale *= ff::Fr::FromUint64(uint64_t(1) << log_n).Inverse();
+  if (scale == ff::Fr::One()) return std::nullopt;
+  return scale;
 }
 
 }  // namespace cuzk::cuda

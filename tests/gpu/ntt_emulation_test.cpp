@@ -5,12 +5,15 @@
 // without a GPU; the small kernel configs force 3-4 passes on small sizes.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
+#include "cuda/groth16/h_kernels.hpp"
 #include "cuda/ntt/ntt_phases.hpp"
 #include "cuda/ntt/ntt_recipe.hpp"
 #include "cuda/ntt/ntt_tables.hpp"
 #include "cuda/testing/reference_ntt.hpp"
+#include "engine/groth16/h_polynomial.hpp"
 #include "tests/support/test_seed.hpp"
 
 namespace cuzk::cuda {
@@ -24,8 +27,9 @@ std::vector<Fr> ToDevice(const std::vector<ff::Fr>& v) {
   return out;
 }
 
+// As NttEngine::Run with NttOptions{coset_shift = shift, scale, kernel = config}.
 std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, unsigned twiddle_log,
-                               const NttKernelConfig& config, ff::Fr shift) {
+                               const NttKernelConfig& config, ff::Fr shift, ff::Fr scale = ff::Fr::One()) {
   unsigned log_n = 0;
   while ((size_t(1) << log_n) < input.size()) ++log_n;
   const NttPlan plan = MakeNttPlan(log_n, config);
@@ -39,7 +43,7 @@ std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, u
   const bool coset = kind == NttKind::kCosetForward || kind == NttKind::kCosetInverse;
   std::vector<Fr> coset_lo, coset_hi;
   if (coset) {
-    const SplitPowerTables c = MakeCosetTables(log_n, shift, IsInverse(kind));
+    const SplitPowerTables c = MakeCosetTables(log_n, shift, IsInverse(kind), scale);
     coset_lo = ToDevice(c.lo);
     coset_hi = ToDevice(c.hi);
   }
@@ -50,8 +54,10 @@ std::vector<ff::Fr> EmulateNtt(NttKind kind, const std::vector<ff::Fr>& input, u
   tables.coset_lo = coset ? coset_lo.data() : nullptr;
   tables.coset_hi = coset ? coset_hi.data() : nullptr;
   std::vector<Fr> scratch(NeedsScratch(plan, config) ? data.size() : 0, Fr::FromHost(ff::Fr::FromUint64(99)));
-  const NttRecipe recipe = MakeNttRecipe(plan, config, kind, data.data(), scratch.data(), tables,
-                                         Fr::FromHost(ff::Fr::FromUint64(input.size()).Inverse()));
+  const std::optional<ff::Fr> scalar = ScalarOutputScale(kind, log_n, scale);
+  const Fr device_scalar = Fr::FromHost(scalar.value_or(ff::Fr::One()));
+  const NttRecipe recipe =
+      MakeNttRecipe(plan, config, kind, data.data(), scratch.data(), tables, scalar ? &device_scalar : nullptr);
   for (unsigned pi = 0; pi < recipe.num_passes; ++pi) {
     const NttPassPlan& pass = plan.passes[pi];
     const DifPassParams& p = recipe.passes[pi];
@@ -172,7 +178,47 @@ TEST(NttEmulationTest, AllKindsMatchReference) {
                                  << " log_block_elems=" << c.config.log_block_elems
                                  << " max_pass_stages=" << c.config.max_pass_stages
                                  << " fuse_bit_reverse=" << c.config.fuse_bit_reverse;
+        // NttOptions::scale: a random one, and n (the inverse's raw sums:
+        // no multiplication left) and n^-1.
+        const ff::Fr n = ff::Fr::FromUint64(uint64_t(1) << log_n);
+        for (const ff::Fr& scale : {ff::Fr::Random(rng), n, n.Inverse()}) {
+          auto scaled = expected;
+          for (auto& x : scaled) x *= scale;
+          ASSERT_EQ(EmulateNtt(kind, a, log_n + c.extra_twiddle_bits, c.config, shift, scale), scaled)
+              << KindName(kind) << " scaled, log_n=" << log_n << " radix_log=" << c.config.radix_log
+              << " max_pass_stages=" << c.config.max_pass_stages << " fuse_bit_reverse=" << c.config.fuse_bit_reverse;
+        }
       }
+    }
+  }
+}
+
+// Groth16's H in six NTTs with their constants folded into the transforms'
+// own multiplications (cuda/groth16/h_kernels.hpp, HScales), replayed on the
+// host: the transforms as the kernels run them, the product and difference
+// as the H kernels compute them; against the CPU's bellperson H.
+TEST(NttEmulationTest, SixNttHWithFoldedScalesMatchesCpu) {
+  auto rng = test::SeededRng();
+  const NttKernelConfig configs[] = {{}, {3, 5, 3, true}};
+  for (const NttKernelConfig& config : configs) {
+    for (unsigned log_m : {1u, 2u, 5u, 9u, 12u}) {
+      const size_t m = size_t(1) << log_m;
+      std::vector<ff::Fr> abc[3];
+      for (auto& v : abc) v = RandomVector(rng, m);
+      const ff::Fr g = ff::Fr::FromUint64(ff::kFrMultiplicativeGenerator);
+      const HScales scales = MakeHScales(m);
+      std::vector<ff::Fr> t[3];
+      for (int k = 0; k < 3; ++k) {
+        t[k] = EmulateNtt(NttKind::kInverse, abc[k], log_m, config, g, scales.inverse);
+        if (k < 2) t[k] = EmulateNtt(NttKind::kCosetForward, t[k], log_m, config, g, scales.coset_forward);
+      }
+      for (size_t i = 0; i < m; ++i) t[0][i] *= t[1][i];
+      t[0] = EmulateNtt(NttKind::kCosetInverse, t[0], log_m, config, g, scales.coset_inverse);
+      for (size_t i = 0; i < m; ++i) t[0][i] = (t[0][i] - t[2][i]) * scales.difference;
+      const std::vector<ff::Fr> want =
+          groth16::ComputeHScalars(groth16::HQueryForm::kBellperson, abc[0], abc[1], abc[2]);
+      ASSERT_EQ(want.size(), m - 1);
+      for (size_t i = 0; i + 1 < m; ++i) ASSERT_EQ(t[0][i], want[i]) << "log_m=" << log_m << " i=" << i;
     }
   }
 }
