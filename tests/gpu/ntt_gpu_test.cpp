@@ -86,6 +86,37 @@ TEST(NttGpuTest, HostRoundTripAndCustomShift) {
   }
 }
 
+// NttOptions::scale folded into each kind's multiplications: a random
+// scale, n (the inverse kinds' raw sums) and n^-1, one and several passes.
+TEST(NttGpuTest, ScaledKindsMatchScaledReference) {
+  CUZK_REQUIRE_GPU();
+  auto rng = test::SeededRng();
+  NttEngine engine(0);
+  Stream stream;
+  for (unsigned log_n : {3u, 10u, 17u, 20u}) {
+    const size_t n = size_t(1) << log_n;
+    const auto input = RandomVector(rng, n);
+    DeviceBuffer<ff::Fr> buf(n);
+    std::vector<ff::Fr> got(n);
+    const ff::Fr size = ff::Fr::FromUint64(n);
+    for (NttKind kind : kAllKinds) {
+      auto reference = input;
+      testing::ReferenceNtt(reference, ReferenceKind(kind));
+      for (const ff::Fr& scale : {ff::Fr::Random(rng), size, size.Inverse()}) {
+        auto want = reference;
+        for (auto& x : want) x *= scale;
+        NttOptions opt;
+        opt.scale = scale;
+        buf.CopyFromHost(input, stream);
+        engine.Run(kind, buf.data(), n, stream, opt);
+        buf.CopyToHost(got, stream);
+        stream.Synchronize();
+        ASSERT_EQ(got, want) << "kind " << int(kind) << " log_n=" << log_n;
+      }
+    }
+  }
+}
+
 TEST(NttGpuTest, LargerTwiddleTableServesSmallerSizes) {
   CUZK_REQUIRE_GPU();
   auto rng = test::SeededRng();
