@@ -31,8 +31,11 @@
 #                    loaded parameter sets are charged to it)
 #   --witness-only B the daemon's [pipeline] witness_only (true, the default:
 #                    a/b/c evaluated on the GPU; false: on the host)
-#   --shifted-h-bases B  the daemon's [gpus] shifted_h_bases (false, the
-#                    default: never; true: the H bases' window shifts on each GPU with room)
+#   --shifted-h-bases B  the daemon's [gpus] shifted_h_bases (left to the
+#                    daemon's default, true, unless given: the H bases' window
+#                    shifts on each GPU with room; false: never)
+#   --gpu-workers N  the daemon's [gpus] gpu_workers_per_device (lanes a GPU
+#                    runs at once; left to the daemon's default, 2, unless given)
 #   DAEMON ARGS      appended to cuzk-daemon's command line (e.g. --log-level debug)
 #
 # Exit 0 when every step passed. Output: each step's command and result, then
@@ -52,7 +55,8 @@ synth=1
 pinned_limit=16GiB
 budget=auto
 witness_only=true
-shifted_h=false
+shifted_h=""
+gpu_workers=""
 daemon_args=()
 while (($#)); do
   case $1 in
@@ -68,6 +72,7 @@ while (($#)); do
     --budget) budget=${2:?}; shift 2 ;;
     --witness-only) witness_only=${2:?}; shift 2 ;;
     --shifted-h-bases) shifted_h=${2:?}; shift 2 ;;
+    --gpu-workers) gpu_workers=${2:?}; shift 2 ;;
     --) shift; daemon_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cuzk-smoke: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -159,7 +164,8 @@ shutdown_grace = "30s"
 pinned_limit = "$pinned_limit"
 total_budget = "$budget"
 [gpus]
-shifted_h_bases = $shifted_h
+${shifted_h:+shifted_h_bases = $shifted_h}
+${gpu_workers:+gpu_workers_per_device = $gpu_workers}
 [pipeline]
 synthesis_concurrency = $synth
 witness_only = $witness_only

@@ -17,7 +17,9 @@
 # CUZK_WITNESS_ONLY (the daemon's [pipeline] witness_only; a list such as
 # "true false" runs one load per value, default true), CUZK_SHIFTED_H (the
 # daemon's [gpus] shifted_h_bases; a list such as "true false" runs one load
-# per value, default true as in the daemon).
+# per value, default true as in the daemon), CUZK_LANES (the daemon's [gpus]
+# gpu_workers_per_device; a list such as "2 3" runs one load per value,
+# default 2 as in the daemon).
 set -uo pipefail
 tarball=${1:?tarball}
 shift
@@ -66,23 +68,25 @@ if [[ $skip != *,8mib,* ]]; then
   ls -l "$w/params" >>"$OUT/$big-setup-gpu.log" 2>&1
   for wo in ${CUZK_WITNESS_ONLY:-true}; do
   for sh in ${CUZK_SHIFTED_H:-true}; do
+  for lanes in ${CUZK_LANES:-2}; do
   for s in $synth; do  # CUZK_SYNTH may list several synthesis_concurrency values: one load each
     left=$((590 - ($(date +%s) - t_start)))
     if ((jobs == 0)); then load=(); else load=(--jobs "$jobs" --concurrency "$conc"); fi
     run=$((${run:-0} + 1))
-    tag=$big-s$s-wo$wo-sh$sh-$run  # the run's number: a list may repeat a value (CUZK_SYNTH="8 8")
+    tag=$big-s$s-wo$wo-sh$sh-l$lanes-$run  # the run's number: a list may repeat a value (CUZK_SYNTH="8 8")
     if ((left > 60)); then
-      timed "smoke $big + $jobs jobs, synth $s, wo $wo, sh $sh" "$left" "$OUT/smoke-$tag.log" \
+      timed "smoke $big + $jobs jobs, synth $s, wo $wo, sh $sh, lanes $lanes" "$left" "$OUT/smoke-$tag.log" \
         "$bundle/bin/cuzk-smoke" --keep --work "$w" --sector-size "$big" "${load[@]}" \
         --synthesis-concurrency "$s" --pinned-limit "${CUZK_PINNED_LIMIT:-16GiB}" \
-        --budget "${CUZK_BUDGET:-auto}" --witness-only "$wo" --shifted-h-bases "$sh"
+        --budget "${CUZK_BUDGET:-auto}" --witness-only "$wo" --shifted-h-bases "$sh" --gpu-workers "$lanes"
     else
-      row "smoke $big synth $s wo $wo sh $sh" skip "-" "only ${left}s left"
+      row "smoke $big synth $s wo $wo sh $sh lanes $lanes" skip "-" "only ${left}s left"
     fi
     cp "$w/daemon.log" "$OUT/daemon-$tag.log" 2>/dev/null
     # The GPU start's steps (GPU_TIMING), medians over the load's partitions.
     grep 'GPU_TIMING' "$OUT/daemon-$tag.log" 2>/dev/null | step_medians >"$OUT/gpu-steps-$tag.txt"
     cp "$w/timeline.svg" "$OUT/timeline-$tag.svg" 2>/dev/null
+  done
   done
   done
   done
