@@ -38,7 +38,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 tar -C /tmp/sb-tests -xJf "$tests"
 t=$(dirname "$(find /tmp/sb-tests -name msm_gpu_test | head -n 1)")
 export LD_LIBRARY_PATH=$t
-for name in msm_gpu_test groth16_gpu_test witness_only_gpu_test point_gpu_test key_image_gpu_test \
+for name in msm_gpu_test groth16_gpu_test ntt_gpu_test witness_only_gpu_test point_gpu_test key_image_gpu_test \
   key_image_budget_gpu_test; do
   [[ -x $t/$name ]] || continue
   timed "$name" 200 "$logs/$name.log" "$t/$name" --gtest_color=no
