@@ -8,7 +8,7 @@
 //   GPU_TIMING,<job>,partition=N,worker=W,status_ms=..,fail_check_ms=..,mark_busy_ms=..,total_overhead_ms=..,
 //              spawn_to_enter_ms=..,prove_start_ms=..,total_pre_prove_ms=..[,<step>_ms=.. for each step the
 //              work measured inside the GPU start: StageData::TimingDetail; prover: lane_wait, bases,
-//              circuit, z_expand, abc_eval, h_ntt, msm_wait, msm_h, msm_a, msm_b_g1, msm_l, msm_b_g2]
+//              circuit, z_expand, abc_eval, h_ntt, msm_wait, msm_h, witness_wait, msm_a, msm_b_g1, msm_l, msm_b_g2]
 //   FIN_TIMING,<job>,partition=N,finish_ms=..,verify_ms=..,drop_res_ms=..,lock_wait_ms=..,process_ms=..,total_ms=..
 // Lines go to a sink callback: the pipeline depends on no logging library.
 // The sink is called without any pipeline lock held; it must be thread-safe.

@@ -332,14 +332,19 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes) {
   // Per lane: a/b/c and z, and one NTT's scratch (the engine's pool; a
   // lane's transforms run one after another, so one is in use at a time).
   const size_t lane = (3 * m + n_z) * kFr + m * kFr;
-  const size_t g1_scalars = m * kPerScalar;                  // the G1 Msm, sized by H (m scalars)
-  const size_t g2_scalars = n_z * kPerScalar;                // the G2 Msm has its own (B_g2, <= n_z)
+  const size_t g1_scalars = m * kPerScalar;    // the H MSM's G1 Msm, sized by H (m scalars)
+  const size_t g2_scalars = n_z * kPerScalar;  // the G2 Msm has its own (B_g2, <= n_z)
+  // The witness MSMs' G1 Msm (A, B_g1, L: <= n_z scalars each, beside the
+  // next H MSM): its per-scalar scratch, and the compact digit entries of
+  // their tails (SnapDeals: ~1% of the scalars are not 0 or 1; counted as
+  // 1/16, each with ~20 windows' entries, double-buffered keys and values).
+  const size_t witness_scalars = n_z * kPerScalar + (n_z / 16) * 20 * 4 * sizeof(uint32_t);
   const size_t sort = entries * (4 * sizeof(uint32_t) + 2);  // H's keys and values, double-buffered; CUB's temp
   const size_t buckets = windows * (size_t(1) << (c - 1)) * kXyzzG1;
   // Two device slices per curve once any section streams (MsmGpuOptions::stream_slice, default 2^22).
   const size_t staging = 2 * (size_t(1) << 22) * (96 + 192);
   constexpr size_t kSlack = size_t(1) << 30;  // NTT tables, CUDA context, fragmentation
-  return std::max(lanes, 1u) * lane + g1_scalars + g2_scalars + sort + buckets + staging + kSlack;
+  return std::max(lanes, 1u) * lane + g1_scalars + g2_scalars + witness_scalars + sort + buckets + staging + kSlack;
 }
 
 size_t ShiftedTableRoom(const ShiftedRoomInputs& in) {
@@ -384,9 +389,10 @@ struct GpuState {
   GpuState(int device, unsigned lane_count) : ntt(device) {
     for (unsigned i = 0; i < std::max(lane_count, 1u); ++i) lanes.push_back(std::make_unique<Lane>());
   }
-  NttEngine ntt;  // thread-safe (its own lock while enqueuing)
-  G1Msm msm;      // MSM scratch: guarded by Impl::msm_mu
-  G2Msm msm_g2;
+  NttEngine ntt;      // thread-safe (its own lock while enqueuing)
+  G1Msm msm;          // the H MSM's scratch: guarded by Impl::msm_mu
+  G1Msm msm_witness;  // the witness MSMs' (A, B_g1, L): guarded by Impl::witness_mu
+  G2Msm msm_g2;       // B_g2's: guarded by Impl::witness_mu
   std::vector<std::unique_ptr<Lane>> lanes;
   std::map<const ProvingKey*, std::unique_ptr<ResidentKey>> keys;  // guarded by Impl::mu
 };
@@ -395,7 +401,13 @@ struct GpuState {
 //   device_mu  shared by ProveStart calls, exclusive for Prepare and ForgetKey
 //              (which change what the calls read);
 //   a lane     (free_lanes, under mu + lane_free): one per ProveStart call;
-//   msm_mu     the MSM objects' scratch: one partition's MSMs at a time;
+//   msm_mu     the H MSM's scratch: one partition's H MSM at a time;
+//   witness_mu the witness MSMs' scratch (msm_witness, msm_g2): one
+//              partition's witness MSMs at a time. Never held with msm_mu:
+//              a lane lets go of msm_mu after its H MSM and then takes
+//              witness_mu, so the next lane's H MSM runs beside this one's
+//              witness MSMs (their kernels fill the SMs the witness MSMs'
+//              small steps and read-backs leave idle);
 //   mu         the keys, the backend's stats, the free lanes: brief, except
 //              when a first proof uploads a key's bases or circuit (Prepare
 //              does that ahead of the proofs).
@@ -776,19 +788,21 @@ struct CudaBackend::Impl {
     }
     ++lane.stats.proofs;
     std::unique_lock msm_lock(msm_mu, std::defer_lock);
-    Timed(p.steps, "msm_wait", [&] { msm_lock.lock(); });  // another lane's MSMs
+    Timed(p.steps, "msm_wait", [&] { msm_lock.lock(); });  // another lane's H MSM
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
     G1Msm& msm = gpu->msm;
     CudaBackendStats& st = lane.stats;
     p.h_sum = Timed(p.steps, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
+    msm_lock.unlock();  // the next lane's H MSM may start beside this one's witness MSMs
     const WitnessShape shape{input.assignment.num_inputs, groth16::WitnessVariables(input)};  // z may be compact only
     if (bases.WitnessNotLanded()) {
       // The witness bases are still streaming (early_proving): the witness
-      // MSMs wait for them without holding the MSM scratch or this lane.
-      msm_lock.unlock();
+      // MSMs wait for them without holding their scratch or this lane.
       if (Defer(lane, bases, pk, input, shape, {a_density, b_density}, p)) return p;
-      msm_lock.lock();  // they landed meanwhile: z is still in the lane
+      // They landed meanwhile: z is still in the lane.
     }
+    std::unique_lock witness_lock(witness_mu, std::defer_lock);
+    Timed(p.steps, "witness_wait", [&] { witness_lock.lock(); });  // another lane's witness MSMs
     groth16::WitnessSums w;
     const bool with_b2 = RunWitnessMsms(bases, pk, z, shape, {a_density, b_density}, st, p.steps, w);
     p.a_sum = w.a_sum, p.b1_sum = w.b1_sum, p.l_sum = w.l_sum;
@@ -798,7 +812,7 @@ struct CudaBackend::Impl {
     } else {
       // ProveFinish's host G2 MSM reads z whole: expanded from a compact-only
       // input here, after the device is done (no MSM of another lane waits for it).
-      msm_lock.unlock();
+      witness_lock.unlock();
       groth16::ExpandCompactWitness(input, options.cpu_threads);
       p.assignment = std::move(input.assignment);
     }
@@ -813,11 +827,11 @@ struct CudaBackend::Impl {
   };
 
   // The witness MSMs over z on the device: A, B_g1, L, and B_g2 when it runs
-  // on the GPU (then true). Caller holds msm_mu.
+  // on the GPU (then true). Caller holds witness_mu.
   bool RunWitnessMsms(const ResidentKey& bases, const ProvingKey& pk, const ff::Fr* z, WitnessShape shape,
                       const Densities& d, CudaBackendStats& st, Steps& steps, groth16::WitnessSums& out) {
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
-    G1Msm& msm = gpu->msm;
+    G1Msm& msm = gpu->msm_witness;
     out.a_sum =
         Timed(steps, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, d.a.get(), on_device, st); });
     out.b1_sum =
@@ -874,7 +888,7 @@ struct CudaBackend::Impl {
 
   // On the landing thread, once the witness sections are on the device: a
   // lane for z (expanded again from the compact witness, ~12 ms at 32 GiB,
-  // or uploaded whole), then the witness MSMs under msm_mu, as ProveStart
+  // or uploaded whole), then the witness MSMs under witness_mu, as ProveStart
   // would have run them. Its steps go with the sums.
   void RunDeferred(DeferredWitness& d) {
     groth16::WitnessSums sums;
@@ -906,12 +920,12 @@ struct CudaBackend::Impl {
       }
       return lane.z.data();
     });
-    std::unique_lock msm_lock(msm_mu, std::defer_lock);
-    Timed(sums.steps, "msm_wait", [&] { msm_lock.lock(); });
+    std::unique_lock witness_lock(witness_mu, std::defer_lock);
+    Timed(sums.steps, "witness_wait", [&] { witness_lock.lock(); });
     if (!RunWitnessMsms(*d.key, *d.pk, z, d.shape, d.densities, lane.stats, sums.steps, sums))
       throw std::logic_error(
           "CudaBackend: a deferred proof without B_g2 on the device");  // LoadKeyImage needs it there
-    msm_lock.unlock();
+    witness_lock.unlock();
     d.promise.set_value(std::move(sums));
   }
 
@@ -935,6 +949,7 @@ struct CudaBackend::Impl {
   size_t lanes_reserved = 0;   // Prepare: the bytes of every lane's buffers it made sure of (guarded by mu)
   std::shared_mutex device_mu;
   std::mutex msm_mu;
+  std::mutex witness_mu;
   std::mutex mu;  // guards gpu->keys, stats, free_lanes
   std::condition_variable lane_free;
   std::vector<Lane*> free_lanes;

@@ -23,7 +23,9 @@
 // order): lane_wait (for a lane), bases, then witness-only circuit,
 // [compact_z], z_expand, abc_eval, or for host a/b/c nothing; h_ntt (a/b/c
 // uploads when on the host, 6 NTTs of m, two pointwise steps), [z_upload],
-// msm_wait (for another lane's MSMs), msm_h, msm_a, msm_b_g1, msm_l, [msm_b_g2].
+// msm_wait (for another lane's H MSM), msm_h, witness_wait (for another
+// lane's witness MSMs: they have their own scratch, so the next lane's H MSM
+// runs beside them), msm_a, msm_b_g1, msm_l, [msm_b_g2].
 // ProveFinish: AssembleProof (microseconds). With g2_on_gpu = false the B_g2
 // MSM runs there on the CPU (engine/msm), as in the CPU backend: on an 8 MiB
 // partition (2^24) that took ~3.0 s on 16 cores against ~0.55 s for all of

@@ -388,8 +388,9 @@ TEST(WitnessOnlyGpuTest, ConcurrentLanesGiveTheCpuProofs) {
     });
   }
   for (auto& t : threads) t.join();
-  const std::vector<std::string> expected_steps = {"lane_wait", "bases", "circuit", "z_expand", "abc_eval", "h_ntt",
-                                                   "msm_wait",  "msm_h", "msm_a",   "msm_b_g1", "msm_l",    "msm_b_g2"};
+  const std::vector<std::string> expected_steps = {"lane_wait", "bases",    "circuit", "z_expand",     "abc_eval",
+                                                   "h_ntt",     "msm_wait", "msm_h",   "witness_wait", "msm_a",
+                                                   "msm_b_g1",  "msm_l",    "msm_b_g2"};
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(got[i], cases[i].want) << "proof " << i;
     EXPECT_EQ(step_names[i], expected_steps) << "proof " << i;
