@@ -336,13 +336,17 @@ size_t ProofWorkingSetBytes(size_t m, size_t n_z, unsigned lanes) {
   const size_t g2_scalars = n_z * kPerScalar;  // the G2 Msm has its own (B_g2, <= n_z)
   // The witness MSMs' G1 Msm (A, B_g1, L: <= n_z scalars each, beside the
   // next H MSM): its per-scalar scratch, and the compact digit entries of
-  // their tails (SnapDeals: ~1% of the scalars are not 0 or 1; counted as
-  // 1/16, each with ~20 windows' entries, double-buffered keys and values).
-  const size_t witness_scalars = n_z * kPerScalar + (n_z / 16) * 20 * 4 * sizeof(uint32_t);
+  // their tails, for a witness of mostly 0s and 1s (SnapDeals: ~1% of the
+  // scalars are neither; counted as 1/32, each with ~20 windows' entries,
+  // double-buffered keys and values). A dense witness (a generic circuit)
+  // grows that scratch up to what H's sort takes for n_z scalars: such keys
+  // are small next to a 32 GiB SnapDeals key, which this estimate must fit.
+  const size_t witness_scalars = n_z * kPerScalar + (n_z / 32) * 20 * 4 * sizeof(uint32_t);
   const size_t sort = entries * (4 * sizeof(uint32_t) + 2);  // H's keys and values, double-buffered; CUB's temp
   const size_t buckets = windows * (size_t(1) << (c - 1)) * kXyzzG1;
-  // Two device slices per curve once any section streams (MsmGpuOptions::stream_slice, default 2^22).
-  const size_t staging = 2 * (size_t(1) << 22) * (96 + 192);
+  // Two device slices per Msm once any section streams (MsmGpuOptions::stream_slice, default 2^22):
+  // the H and witness G1 Msms (96 B a point) and the G2 Msm (192 B).
+  const size_t staging = 2 * (size_t(1) << 22) * (2 * 96 + 192);
   constexpr size_t kSlack = size_t(1) << 30;  // NTT tables, CUDA context, fragmentation
   return std::max(lanes, 1u) * lane + g1_scalars + g2_scalars + witness_scalars + sort + buckets + staging + kSlack;
 }

@@ -251,10 +251,11 @@ class Msm {
   // Host scalars over shifted bases in upload batches (G1 only): copies,
   // classifies and accumulates each batch into buckets_ (steps 1a-4c), the
   // ones flagged for SumOnes (events_[6] on copy_stream_). The caller reduces.
-  // fixed_chunk: MsmGpuOptions::chunk (0: each batch's default).
-  void AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
-                               const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
-                               size_t fixed_chunk, bool split_ones);
+  // fixed_chunk: MsmGpuOptions::chunk (0: each batch's default). Returns
+  // the last batch's chunk length.
+  size_t AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
+                                 const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
+                                 size_t fixed_chunk, bool split_ones);
 
   Stream stream_;
   Event events_[8];

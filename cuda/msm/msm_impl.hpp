@@ -410,8 +410,9 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
                       .segment_len = segment_len,
                       .shift_stride = shift ? shift->stride : 0,
                       .shift_copies = shift ? shift->copies : 0};
+  size_t last_chunk = chunk;  // upload batches: the last (largest) batch's
   if (batched_upload) {
-    AccumulateUploadBatches(bases, scalars, upload, plan, options.chunk, options.split_ones);
+    last_chunk = AccumulateUploadBatches(bases, scalars, upload, plan, options.chunk, options.split_ones);
     // The flags of every batch are in once the copy stream's last classify
     // ran (events_[6]); the host waits for the copies here, not the sums.
     have_ones = options.split_ones && SumOnes(bases, n, nullptr, nullptr);
@@ -455,7 +456,7 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
     }
     timings->host_ms = float(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     timings->window_bits = layout.window_bits;
-    timings->chunk = chunk;
+    timings->chunk = last_chunk;
     timings->window_major = window_major;
     timings->shifted = shift != nullptr;
     timings->segment_len = segment_len;
@@ -468,9 +469,9 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
 }
 
 template <class Curve>
-void Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
-                                         const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
-                                         size_t fixed_chunk, bool split_ones) {
+size_t Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* scalars,
+                                           const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
+                                           size_t fixed_chunk, bool split_ones) {
   using msm_internal::Reserve;
   if constexpr (!std::is_same_v<Field, Fp>) {
     throw std::logic_error("GPU Msm: upload batches are built for G1 only");
@@ -498,7 +499,14 @@ void Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* scala
     Reserve(sort_temp_, sort_bytes);
     Reserve(partials_, most_chunks), Reserve(partial_keys_, most_chunks);
     Reserve(buckets_, bucket_count), Reserve(more_buckets_, bucket_count);
-    while (classified_.size() < batches.size()) classified_.emplace_back();
+    // And what SumOnes and ReduceBuckets reserve after the batches are queued.
+    size_t n = 0;
+    for (const auto& r : batches) n += r.count;
+    if (split_ones) Reserve(ones_scan_temp_, pippenger::ScanTempBytes(n));
+    const uint32_t segments = sums.buckets / plan.segment_len;
+    Reserve(level_[0], size_t(sums.windows) * segments);
+    Reserve(level_[1], size_t(sums.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
+    while (classified_.size() < batches.size()) classified_.emplace_back(cudaEventDisableTiming);
 
     // Copy stream: batch b's scalars, then their canonical form, counts and
     // flags (the same per-scalar step as one call's; disjoint ranges).
@@ -526,6 +534,7 @@ void Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* scala
     }
     events_[6].Record(c);  // every batch classified: SumOnes may start
     events_[4].Record(s);  // every batch's buckets added in
+    return plans.back().chunk;
   }
 }
 

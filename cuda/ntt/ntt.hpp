@@ -31,7 +31,8 @@ struct NttOptions {
   // The result is `scale` times the kind's transform, folded into the
   // multiplications the kind already makes: the coset powers' table, the
   // inverse's n^-1 (scale = n: the raw inverse sum, with no multiplication
-  // at all). kForward with a scale other than 1 multiplies in its last pass.
+  // at all). kForward with a scale other than 1 multiplies its outputs once
+  // (in the last pass, or in the bit-reversal pass when that runs apart).
   ff::Fr scale = ff::Fr::One();
   // Kernel shape; the default is the fastest measured (docs/perf/gpu.md).
   NttKernelConfig kernel;

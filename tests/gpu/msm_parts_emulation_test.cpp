@@ -479,11 +479,6 @@ TEST(MsmPlanTest, WindowMajorDigitsForDenseLargeMsmsOnly) {
   EXPECT_TRUE(pippenger::WindowMajorDigits(size_t(1) << 18, size_t(1) << 18));
 }
 
-// Chunks of ~8 buckets' entries where that keeps >= 2^18 threads, never
-// less than the rule before (ceil(m / 2^18) in 4..64, the value below 2^24
-// entries); segments for ~2^17 G1 threads and
-// ~2^14 G2 threads (the values measured fastest, session 13), ~2^15 G1
-// threads over one bucket set (session 16).
 // Scalars uploaded in batches (MsmGpuOptions::upload_batches): each batch's
 // digits, sort and sums into their own buckets, added into the first
 // batch's, then one reduction. Against msm::MsmG1 for random, small and
@@ -558,6 +553,11 @@ TEST(MsmPlanTest, UploadBatchRangesCoverTheScalars) {
   EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, false, true, true), 1u) << "G2";
 }
 
+// Chunks of ~8 buckets' entries where that keeps >= 2^18 threads, never
+// less than the rule before (ceil(m / 2^18) in 4..64, the value below 2^24
+// entries); segments for ~2^17 G1 threads and
+// ~2^14 G2 threads (the values measured fastest, session 13), ~2^15 G1
+// threads over one bucket set (session 16).
 TEST(MsmPlanTest, DefaultChunkAndSegmentFollowTheMeasuredSizes) {
   using pippenger::DefaultChunk, pippenger::DefaultSegmentLen, pippenger::MakeLayout;
   const size_t n24 = size_t(1) << 24, n26 = size_t(1) << 26, n27 = size_t(1) << 27;
