@@ -407,11 +407,12 @@ struct GpuState {
 //   a lane     (free_lanes, under mu + lane_free): one per ProveStart call;
 //   msm_mu     the H MSM's scratch: one partition's H MSM at a time;
 //   witness_mu the witness MSMs' scratch (msm_witness, msm_g2): one
-//              partition's witness MSMs at a time. Never held with msm_mu:
-//              a lane lets go of msm_mu after its H MSM and then takes
-//              witness_mu, so the next lane's H MSM runs beside this one's
-//              witness MSMs (their kernels fill the SMs the witness MSMs'
-//              small steps and read-backs leave idle);
+//              partition's witness MSMs at a time. With witness_beside_h
+//              (the default) never held with msm_mu: a lane lets go of
+//              msm_mu after its H MSM and then takes witness_mu, so the next
+//              lane's H MSM runs beside this one's witness MSMs (their
+//              kernels fill the SMs the witness MSMs' small steps and
+//              read-backs leave idle); without it, taken after msm_mu;
 //   mu         the keys, the backend's stats, the free lanes: brief, except
 //              when a first proof uploads a key's bases or circuit (Prepare
 //              does that ahead of the proofs).
@@ -797,14 +798,18 @@ struct CudaBackend::Impl {
     G1Msm& msm = gpu->msm;
     CudaBackendStats& st = lane.stats;
     p.h_sum = Timed(p.steps, "msm_h", [&] { return bases.RunH(msm, lane.abc[0].data(), h_count, on_device, st); });
-    msm_lock.unlock();  // the next lane's H MSM may start beside this one's witness MSMs
     const WitnessShape shape{input.assignment.num_inputs, groth16::WitnessVariables(input)};  // z may be compact only
     if (bases.WitnessNotLanded()) {
       // The witness bases are still streaming (early_proving): the witness
-      // MSMs wait for them without holding their scratch or this lane.
+      // MSMs wait for them without holding any MSM scratch or this lane.
+      msm_lock.unlock();
       if (Defer(lane, bases, pk, input, shape, {a_density, b_density}, p)) return p;
       // They landed meanwhile: z is still in the lane.
     }
+    // witness_beside_h: the next lane's H MSM may start beside this one's
+    // witness MSMs; else they keep the H MSM's scratch and lock.
+    if (options.witness_beside_h && msm_lock.owns_lock()) msm_lock.unlock();
+    if (!options.witness_beside_h && !msm_lock.owns_lock()) msm_lock.lock();
     std::unique_lock witness_lock(witness_mu, std::defer_lock);
     Timed(p.steps, "witness_wait", [&] { witness_lock.lock(); });  // another lane's witness MSMs
     groth16::WitnessSums w;
@@ -817,6 +822,7 @@ struct CudaBackend::Impl {
       // ProveFinish's host G2 MSM reads z whole: expanded from a compact-only
       // input here, after the device is done (no MSM of another lane waits for it).
       witness_lock.unlock();
+      if (msm_lock.owns_lock()) msm_lock.unlock();
       groth16::ExpandCompactWitness(input, options.cpu_threads);
       p.assignment = std::move(input.assignment);
     }
@@ -831,11 +837,12 @@ struct CudaBackend::Impl {
   };
 
   // The witness MSMs over z on the device: A, B_g1, L, and B_g2 when it runs
-  // on the GPU (then true). Caller holds witness_mu.
+  // on the GPU (then true). Caller holds witness_mu, and msm_mu too without
+  // options.witness_beside_h (the G1 ones then run on the H MSM's scratch).
   bool RunWitnessMsms(const ResidentKey& bases, const ProvingKey& pk, const ff::Fr* z, WitnessShape shape,
                       const Densities& d, CudaBackendStats& st, Steps& steps, groth16::WitnessSums& out) {
     const MsmGpuOptions on_device{.scalars_at = ScalarsAt::kDevice, .stream_slice = options.stream_slice};
-    G1Msm& msm = gpu->msm_witness;
+    G1Msm& msm = options.witness_beside_h ? gpu->msm_witness : gpu->msm;
     out.a_sum =
         Timed(steps, "msm_a", [&] { return bases.a.RunDensity(msm, z, pk.a_density, d.a.get(), on_device, st); });
     out.b1_sum =
@@ -924,12 +931,17 @@ struct CudaBackend::Impl {
       }
       return lane.z.data();
     });
+    std::unique_lock msm_lock(msm_mu, std::defer_lock);  // without witness_beside_h: the G1 scratch is H's
     std::unique_lock witness_lock(witness_mu, std::defer_lock);
-    Timed(sums.steps, "witness_wait", [&] { witness_lock.lock(); });
+    Timed(sums.steps, "witness_wait", [&] {
+      if (!options.witness_beside_h) msm_lock.lock();
+      witness_lock.lock();
+    });
     if (!RunWitnessMsms(*d.key, *d.pk, z, d.shape, d.densities, lane.stats, sums.steps, sums))
       throw std::logic_error(
           "CudaBackend: a deferred proof without B_g2 on the device");  // LoadKeyImage needs it there
     witness_lock.unlock();
+    if (msm_lock.owns_lock()) msm_lock.unlock();
     d.promise.set_value(std::move(sums));
   }
 

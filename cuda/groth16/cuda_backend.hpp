@@ -107,6 +107,14 @@ struct CudaBackendOptions {
   // one partition's evaluation and NTTs run while another's MSMs hold the
   // MSM scratch (one at a time). 32 GiB: ~20 GB of device memory a lane.
   unsigned lanes = 1;
+  // The witness MSMs (A, B_g1, L, B_g2) on a scratch of their own, so the
+  // next lane's H MSM runs beside them (session 17, not yet timed: the
+  // witness MSMs' small steps and read-backs leave SMs idle). false: they
+  // run on the H MSM's scratch under its lock, as before (the switch the
+  // two are timed against: `cuzk-gpu-bench partition --lanes 2
+  // --witness-beside-h 0,1`). Costs a G1 MSM scratch for n_z scalars
+  // (ProofWorkingSetBytes counts it either way).
+  bool witness_beside_h = true;
   // Prepare also builds the H bases' window shifts (cuda/msm/shifted_bases.hpp:
   // the H MSM adds every window into one set of buckets) when the device
   // has room for them beside everything a proof still needs: an 8 MiB key's

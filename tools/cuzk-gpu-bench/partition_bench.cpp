@@ -8,7 +8,15 @@
 // (same r, s). Under ncu, --warmups 0 --repeats 1 gives a per-kernel profile
 // of a real partition.
 //
+// --lanes L (> 1): the backend gets L lanes and L threads prove at once, as
+// the daemon's GPU workers do, each `repeats` proofs after its warm-ups: the
+// wall time of those gives the GPU's partitions a second with nothing of the
+// host's pipeline in it (8 MiB: 4 partitions a sector, so proofs a minute =
+// 15 x partitions a second), and --witness-beside-h 0,1 times
+// CudaBackendOptions::witness_beside_h against its off switch in one run.
+//
 //   cuzk-gpu-bench partition [--sector-size 8MiB] [--partition 0] [--shifted 0,1]
+//                            [--lanes 1] [--witness-beside-h 1]
 //                            [--warmups 1] [--repeats 5] [--seed N]
 //
 // Set-up (printed, not timed against anything): the test sector
@@ -17,12 +25,15 @@
 // partition's witness; then per variant a backend and its Prepare (bases,
 // circuit, the table).
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/groth16/cuda_backend.hpp"
@@ -46,6 +57,8 @@ using Clock = std::chrono::steady_clock;
 
 struct VariantResult {
   unsigned shifted = 0;
+  unsigned beside = 1;    // CudaBackendOptions::witness_beside_h
+  double per_second = 0;  // --lanes > 1: timed proofs / their wall time
   double prepare_ms = 0, shift_ms = 0;
   uint64_t shifted_bytes = 0;
   uint32_t shifted_bits = 0;
@@ -67,11 +80,18 @@ int RunPartition(const Args& args) {
   if (partition_arg < 0 || partition_arg > 1024) throw std::invalid_argument("partition: --partition in 0..1024");
   const unsigned partition = unsigned(partition_arg);
   const std::vector<unsigned> shifteds = args.GetValues("shifted", "0,1");
+  const std::vector<unsigned> besides = args.GetValues("witness-beside-h", "1");
+  const long lanes_arg = args.GetInt("lanes", 1);
+  if (lanes_arg < 1 || lanes_arg > 8) throw std::invalid_argument("partition: --lanes in 1..8");
+  const unsigned lanes = unsigned(lanes_arg);
   const int warmups = int(args.GetInt("warmups", 1)), repeats = int(args.GetInt("repeats", 5));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
   if (repeats < 1 || warmups < 0) throw std::invalid_argument("partition: --repeats >= 1, --warmups >= 0");
   for (unsigned v : shifteds) {
     if (v > 1) throw std::invalid_argument("partition: --shifted takes 0 and 1");
+  }
+  for (unsigned v : besides) {
+    if (v > 1) throw std::invalid_argument("partition: --witness-beside-h takes 0 and 1");
   }
   std::printf("partition: sector %llu bytes, partition %u, seed=%llu, warmups %d, repeats %d\n",
               (unsigned long long)sector_bytes, partition, (unsigned long long)seed, warmups, repeats);
@@ -110,48 +130,68 @@ int RunPartition(const Args& args) {
   std::vector<VariantResult> results;
   groth16::ProofBytes first{};
   bool have_first = false;
-  for (unsigned shifted : shifteds) {
-    VariantResult v;
-    v.shifted = shifted;
-    cuda::CudaBackend gpu({.lanes = 1, .shifted_h = shifted != 0});
-    t0 = Clock::now();
-    gpu.Prepare(pk, &circuit, &compact);
-    v.prepare_ms = MsSince(t0);
-    const cuda::CudaBackendStats prepared = gpu.Stats();
-    v.shift_ms = prepared.prepare_shift_ms;
-    v.shifted_bytes = prepared.shifted_h_bytes;
-    v.shifted_bits = prepared.shifted_h_window_bits;
-    std::printf("shifted=%u: Prepare %.0f ms (table %.0f ms, %.1f GB at c = %u)\n", shifted, v.prepare_ms, v.shift_ms,
-                v.shifted_bytes / 1e9, v.shifted_bits);
-    for (int run = 0; run < warmups + repeats; ++run) {
-      groth16::ProverInput in = groth16::PrepareCompactWitnessInput(pk, circuit, z.num_inputs, z.values);
+  for (unsigned shifted : shifteds)
+    for (unsigned beside : besides) {
+      VariantResult v;
+      v.shifted = shifted;
+      v.beside = beside;
+      cuda::CudaBackend gpu({.lanes = lanes, .witness_beside_h = beside != 0, .shifted_h = shifted != 0});
       t0 = Clock::now();
-      std::vector<groth16::PendingProof> pending = gpu.ProveStart(pk, std::span(&in, 1));
-      const double start_ms = MsSince(t0);
-      std::vector<std::pair<const char*, double>> steps = pending.at(0).steps;
-      t0 = Clock::now();
-      const groth16::Proof proof = gpu.ProveFinish(pk, std::move(pending.at(0)), r, s);
-      const double finish_ms = MsSince(t0);
-      const groth16::ProofBytes bytes = groth16::EncodeProof(proof);
-      if (run == 0) {
-        v.verified = groth16::Verify(pvk, proof, inputs);
-        if (!have_first) first = bytes, have_first = true;
-      }
-      if (bytes != first) v.equal = false;
-      if (run < warmups) continue;
-      for (const auto& [name, ms] : steps) Add(v, name, ms);
-      Add(v, "prove_start", start_ms);
-      Add(v, "prove_finish", finish_ms);
+      gpu.Prepare(pk, &circuit, &compact);
+      v.prepare_ms = MsSince(t0);
+      const cuda::CudaBackendStats prepared = gpu.Stats();
+      v.shift_ms = prepared.prepare_shift_ms;
+      v.shifted_bytes = prepared.shifted_h_bytes;
+      v.shifted_bits = prepared.shifted_h_window_bits;
+      std::printf("shifted=%u: Prepare %.0f ms (table %.0f ms, %.1f GB at c = %u)\n", shifted, v.prepare_ms, v.shift_ms,
+                  v.shifted_bytes / 1e9, v.shifted_bits);
+      // One thread a lane; each proves warmups + repeats times, the timed
+      // ones after every thread's warm-ups (a barrier).
+      std::mutex result_mu;
+      Clock::time_point timed_start = Clock::now(), timed_end;
+      auto on_warm = [&]() noexcept { timed_start = Clock::now(); };  // before any thread goes on
+      std::barrier warmed(std::ptrdiff_t(lanes), on_warm);
+      auto prove = [&]() {
+        for (int run = 0; run < warmups + repeats; ++run) {
+          if (run == warmups && warmups > 0) warmed.arrive_and_wait();
+          groth16::ProverInput in = groth16::PrepareCompactWitnessInput(pk, circuit, z.num_inputs, z.values);
+          const auto t_start = Clock::now();
+          std::vector<groth16::PendingProof> pending = gpu.ProveStart(pk, std::span(&in, 1));
+          const double start_ms = MsSince(t_start);
+          std::vector<std::pair<const char*, double>> steps = pending.at(0).steps;
+          const auto t_finish = Clock::now();
+          const groth16::Proof proof = gpu.ProveFinish(pk, std::move(pending.at(0)), r, s);
+          const double finish_ms = MsSince(t_finish);
+          const groth16::ProofBytes bytes = groth16::EncodeProof(proof);
+          const bool verified = run == 0 ? groth16::Verify(pvk, proof, inputs) : true;
+          std::lock_guard lock(result_mu);
+          if (!verified) v.verified = false;
+          if (!have_first) first = bytes, have_first = true;
+          if (bytes != first) v.equal = false;
+          if (run < warmups) continue;
+          for (const auto& [name, ms] : steps) Add(v, name, ms);
+          Add(v, "prove_start", start_ms);
+          Add(v, "prove_finish", finish_ms);
+          timed_end = std::max(timed_end, Clock::now());
+        }
+      };
+      std::vector<std::thread> threads;
+      for (unsigned t = 1; t < lanes; ++t) threads.emplace_back(prove);
+      prove();
+      for (auto& t : threads) t.join();
+      const double wall_ms = std::chrono::duration<double, std::milli>(timed_end - timed_start).count();
+      v.per_second = wall_ms > 0 ? double(lanes) * repeats / (wall_ms / 1e3) : 0;
+      const cuda::CudaBackendStats done = gpu.Stats();
+      std::printf(
+          "shifted=%u beside=%u lanes=%u: %llu H MSM(s) over the table; proofs %s, %s the first variant's; %.2f "
+          "partitions/s (%d a lane after the warm-ups, %.0f ms)\n",
+          shifted, beside, lanes, (unsigned long long)(done.shifted_h_msms), v.verified ? "verified" : "NOT VERIFIED",
+          v.equal ? "equal to" : "DIFFERENT FROM", v.per_second, repeats, wall_ms);
+      results.push_back(std::move(v));
     }
-    const cuda::CudaBackendStats done = gpu.Stats();
-    std::printf("shifted=%u: %llu H MSM(s) over the table; proof %s, %s the first variant's\n", shifted,
-                (unsigned long long)(done.shifted_h_msms), v.verified ? "verified" : "NOT VERIFIED",
-                v.equal ? "equal to" : "DIFFERENT FROM");
-    results.push_back(std::move(v));
-  }
 
-  std::printf("\n| step (median ms of %d) |", repeats);
-  for (const VariantResult& v : results) std::printf(" shifted=%u |", v.shifted);
+  std::printf("\n| step (median ms of %u) |", lanes * unsigned(repeats));
+  for (const VariantResult& v : results) std::printf(" shifted=%u beside=%u |", v.shifted, v.beside);
   std::printf("\n|---|");
   for (size_t i = 0; i < results.size(); ++i) std::printf("---|");
   std::printf("\n");
@@ -174,6 +214,9 @@ int RunPartition(const Args& args) {
     }
     std::printf("\n");
   }
+  std::printf("| partitions/s (%u lanes) |", lanes);
+  for (const VariantResult& v : results) std::printf(" %.2f |", v.per_second);
+  std::printf("\n");
   bool ok = true;
   for (const VariantResult& v : results) ok = ok && v.verified && v.equal;
   std::printf("partition: %s\n", ok ? "PASS" : "FAIL");

@@ -11,7 +11,8 @@
 #     ratios to sppark; CUZK_KERNELS=0 skips it);
 #  3. one 8 MiB partition proved as the daemon does, alone on one lane, step
 #     by step, with and without the table (cuzk-gpu-bench partition; every
-#     proof verified, both equal);
+#     proof verified, both equal); then two lanes at once, the witness MSMs
+#     beside the next H MSM or on its scratch (partitions a second);
 #  4. riding along (device time is scarce): the G1 decompression throughput
 #     of issue 17's compressed H (cuzk-gpu-bench decompress, 2^24 records,
 #     every point checked; docs/perf/cold-start-next.md assumes ~2.4 s for
@@ -55,6 +56,11 @@ if [[ ${CUZK_SWEEP:-1} == 1 ]]; then  # CUZK_SWEEP=0 skips it (~100 s of a call)
 fi
 timed "partition 8 MiB plain|shifted" 200 "$logs/partition-8mib.log" \
   "$G" partition --sector-size 8MiB --shifted 0,1 --warmups 1 --repeats 5 --seed 1403
+# Two lanes as the daemon runs them, the witness MSMs beside the next H MSM
+# or on its scratch (session 17's witness_mu against its off switch): the
+# GPU's partitions a second with no host pipeline (8 MiB: x15 = proofs a minute).
+timed "partition 8 MiB 2 lanes beside 0|1" 240 "$logs/partition-8mib-lanes.log" \
+  "$G" partition --sector-size 8MiB --shifted 1 --lanes 2 --witness-beside-h 0,1 --warmups 2 --repeats 20 --seed 1406
 if [[ ${CUZK_KERNELS:-1} == 1 ]]; then  # issue 16's Must show: kernels against sppark's figures
   timed "kernels" 300 "$logs/kernels.log" "$G" kernels
 fi
@@ -69,7 +75,7 @@ echo
 grep -hE '^\[  (PASSED|FAILED)|FAILED|8MiB' "$logs"/*_test.log | head -30
 grep -hE '^shifted bases|^\| (lg|[0-9])|overall' "$logs"/msm-*.log
 [[ -f $logs/kernels.log ]] && tail -n 20 "$logs/kernels.log"
-grep -hE '^shifted=|^\||^partition:' "$logs/partition-8mib.log"
+grep -hE '^shifted=|^\||^partition:' "$logs/partition-8mib.log" "$logs/partition-8mib-lanes.log"
 grep -hE '^decompress 2' "$logs/decompress.log"
 printf '\n%-30s %-6s %9s  %s\n' step result time log
 printf '%s\n' "${rows[@]}"
