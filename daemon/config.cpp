@@ -237,6 +237,7 @@ Schema MakeSchema(Config& c) {
         {"gpu_threads", Integer(c.gpus.gpu_threads)},
         {"shifted_h_bases", Bool(c.gpus.shifted_h_bases)},
         {"early_proving", Bool(c.gpus.early_proving)},
+        {"witness_beside_h", Bool(c.gpus.witness_beside_h)},
         {"compressed_h", OneOf(c.gpus.compressed_h, {"auto", "never", "always"})}}},
       {"scheduler",
        {{"max_batch_size", Integer(c.scheduler.max_batch_size, 1)},
@@ -339,6 +340,7 @@ prover::ProverOptions ProverOptionsFor(const Config& c) {
   r.workers_per_device = c.gpus.gpu_workers_per_device;
   r.shifted_h_bases = c.gpus.shifted_h_bases;
   r.early_proving = c.gpus.early_proving;
+  r.witness_beside_h = c.gpus.witness_beside_h;
   r.compressed_h = c.gpus.compressed_h;
   r.budget_bytes = c.memory.total_budget;  // nullopt = auto
   r.safety_margin = c.memory.safety_margin;

@@ -81,8 +81,9 @@ struct Config {
     std::vector<int64_t> devices;  // [] = all
     uint32_t gpu_workers_per_device = 2;
     uint32_t gpu_threads = 0;
-    bool shifted_h_bases = true;  // H bases' window shifts on the GPU when it has room (8 MiB: +7.4% proofs/min)
-    bool early_proving = true;    // prove from H resident while a key image's witness bases stream
+    bool shifted_h_bases = true;   // H bases' window shifts on the GPU when it has room (8 MiB: +7.4% proofs/min)
+    bool early_proving = true;     // prove from H resident while a key image's witness bases stream
+    bool witness_beside_h = true;  // witness MSMs on their own scratch, beside the next lane's H MSM
     // "always" | "auto" | "never": the form of H key images hold and GPUs read
     // (compressed: 48 bytes a point, decompressed on the GPU; auto: both).
     std::string compressed_h = "always";

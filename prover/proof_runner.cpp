@@ -91,6 +91,7 @@ ProofRunner::ProofRunner(const RunnerOptions& options, JobObserver* observer)
                                  cuda::CudaBackendOptions{.device = d,
                                                           .cpu_threads = options.engine_threads,
                                                           .lanes = options.workers_per_device,
+                                                          .witness_beside_h = options.witness_beside_h,
                                                           .shifted_h = options.shifted_h_bases,
                                                           .early_proving = options.early_proving,
                                                           .compressed_h = CompressedHPolicy(options.compressed_h)}));

@@ -77,6 +77,10 @@ struct RunnerOptions {
   // MSMs wait for them (cuda::CudaBackendOptions::early_proving; config
   // gpus.early_proving).
   bool early_proving = true;
+  // A partition's witness MSMs (A, B_g1, L, B_g2) on a scratch of their own,
+  // so the next GPU worker's H MSM runs beside them
+  // (cuda::CudaBackendOptions::witness_beside_h; config gpus.witness_beside_h).
+  bool witness_beside_h = true;
   // The form of H key images hold and a key image load reads: "always"
   // (compressed only), "auto" (both; compressed unless the plain one is in
   // the page cache), "never" (plain only) (cuda::CudaBackendOptions::

@@ -36,6 +36,7 @@ TEST(DaemonConfig, ExampleFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(c.gpus.gpu_threads, d.gpus.gpu_threads);
   EXPECT_EQ(c.gpus.shifted_h_bases, d.gpus.shifted_h_bases);
   EXPECT_EQ(c.gpus.early_proving, d.gpus.early_proving);
+  EXPECT_EQ(c.gpus.witness_beside_h, d.gpus.witness_beside_h);
   EXPECT_EQ(c.gpus.compressed_h, d.gpus.compressed_h);
   // The timed defaults (docs/perf/gpu.md, 2026-12-05): what an operator gets with no [gpus].
   EXPECT_TRUE(d.gpus.shifted_h_bases);
