@@ -370,6 +370,8 @@ std::unique_ptr<scheduler::StageData> PartitionWork::GpuStart(const scheduler::P
                                " does not hold all of it (see its GPU_PREPARE line): evict the set and load it again");
     }
   }
+  // Work the backend leaves for later (deferred witness MSMs) is skipped once the job is cancelled.
+  s.input.cancelled = [cancel = ctx.cancel] { return cancel.cancelled(); };
   std::vector<groth16::PendingProof> pending = out->backend->ProveStart(s.params->pk, std::span(&s.input, 1));
   synthesized.reset();  // a/b/c: their buffers go now, before the pipeline releases their bytes
   out->pending = std::move(pending.at(0));

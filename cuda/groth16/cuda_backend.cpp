@@ -881,8 +881,11 @@ struct CudaBackend::Impl {
     std::future<groth16::WitnessSums> sums = d->promise.get_future();
     bool queued = false;
     try {
-      queued = key.landing->gate.Defer(
-          {.run = [this, d] { RunDeferred(*d); }, .fail = [d](std::exception_ptr e) { d->promise.set_exception(e); }});
+      // A proof whose job is cancelled meanwhile is told so instead of run
+      // (its finalizer has stopped waiting: the GPU time would be wasted).
+      queued = key.landing->gate.Defer({.run = [this, d] { RunDeferred(*d); },
+                                        .fail = [d](std::exception_ptr e) { d->promise.set_exception(e); },
+                                        .cancelled = input.cancelled});
     } catch (...) {
       input.compact_z = std::move(d->compact_z), input.assignment = std::move(d->assignment);
       throw;

@@ -35,7 +35,23 @@ size_t WitnessLanding::Land() {
     state_ = State::kLanded;
     queued.swap(queue_);
   }
-  for (Task& task : queued) RunOrFail(task);
+  for (Task& task : queued) {
+    bool skip = false;
+    try {
+      skip = task.cancelled && task.cancelled();
+    } catch (...) {
+      skip = false;  // an unanswerable question: the work runs
+    }
+    if (!skip) {
+      RunOrFail(task);
+      continue;
+    }
+    try {
+      if (task.fail) task.fail(std::make_exception_ptr(CancelledBeforeLanding()));
+    } catch (...) {
+      // as in RunOrFail: the waiter's callback failing must not end the landing
+    }
+  }
   Finish();
   return queued.size();
 }

@@ -19,6 +19,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace cuzk::cuda {
@@ -30,6 +31,15 @@ class WitnessLanding {
     // `fail` gets what it threw (a waiter must never be left hanging).
     std::function<void()> run;
     std::function<void(std::exception_ptr)> fail;  // the load failed (or run threw): tell the waiter
+    // Unset, or true once the work is not wanted any more (its job was
+    // cancelled): Land then tells `fail` (CancelledBeforeLanding) instead of
+    // running it. Called on the landing thread, without the gate's lock.
+    std::function<bool()> cancelled;
+  };
+  // What a task's `fail` gets when Land skipped it for its `cancelled`.
+  class CancelledBeforeLanding : public std::runtime_error {
+   public:
+    CancelledBeforeLanding() : std::runtime_error("cancelled before the key's witness bases landed: not run") {}
   };
   enum class State { kStreaming, kLanded, kFailed };
 
@@ -40,7 +50,8 @@ class WitnessLanding {
 
   // Once, on the landing thread, when the sections are on the device: from
   // now on Defer returns false; the tasks queued before run here, in the
-  // order they were queued; then Wait returns. Returns how many ran.
+  // order they were queued (a cancelled one is told instead); then Wait
+  // returns. Returns how many were queued (run or told).
   size_t Land();
   // Once, on the landing thread, instead of Land: every queued task's
   // `fail` gets `error`, in order, and later Defer calls rethrow it; then

@@ -15,6 +15,7 @@
 //
 //   std::vector<PendingProof> pending = backend.ProveStart(pk, inputs);
 //   Proof p = backend.ProveFinish(pk, std::move(pending[0]), r, s);
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -63,6 +64,10 @@ struct ProverInput {
   std::span<const ff::Fr> z_copy;  // a copy of assignment.values in abc_owner's memory, or empty
   std::shared_ptr<void> abc_owner;
   r1cs::Assignment assignment;
+  // The proof's job was cancelled (the daemon: its cancel token), or unset.
+  // Work a backend leaves for later (CudaBackend's deferred witness MSMs)
+  // asks it first and is skipped once it says true.
+  std::function<bool()> cancelled;
 
   // Side k (0 = a, 1 = b, 2 = c), wherever it lives.
   std::span<const ff::Fr> Abc(int k) const;

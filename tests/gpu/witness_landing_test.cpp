@@ -55,6 +55,42 @@ TEST(WitnessLandingTest, QueuedTasksRunInOrderOnTheLandingThread) {
   EXPECT_THROW(landing.Fail(std::make_exception_ptr(std::runtime_error("late"))), std::logic_error);
 }
 
+// A task whose job was cancelled while it waited is told so
+// (CancelledBeforeLanding) instead of run; the others run in order, a
+// `cancelled` that throws counts as not cancelled, and the count includes
+// the skipped one.
+TEST(WitnessLandingTest, ACancelledTaskIsToldInsteadOfRun) {
+  WitnessLanding landing;
+  std::vector<int> ran;
+  std::vector<std::string> told;
+  std::atomic<bool> cancel{false};
+  const auto fail_into = [&](int i) {
+    return [&, i](std::exception_ptr e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const WitnessLanding::CancelledBeforeLanding& c) {
+        told.push_back(std::to_string(i) + ":" + c.what());
+      } catch (...) {
+        ADD_FAILURE() << "task " << i << " got another error";
+      }
+    };
+  };
+  EXPECT_TRUE(landing.Defer({.run = [&] { ran.push_back(0); }, .fail = fail_into(0), .cancelled = nullptr}));
+  EXPECT_TRUE(landing.Defer(
+      {.run = [&] { ran.push_back(1); }, .fail = fail_into(1), .cancelled = [&] { return cancel.load(); }}));
+  EXPECT_TRUE(landing.Defer({.run = [&] { ran.push_back(2); },
+                             .fail = fail_into(2),
+                             .cancelled = []() -> bool { throw std::runtime_error("no answer"); }}));
+  EXPECT_TRUE(
+      landing.Defer({.run = [&] { ran.push_back(3); }, .fail = fail_into(3), .cancelled = [] { return false; }}));
+  cancel = true;  // the second task's job is cancelled before the sections land
+  EXPECT_EQ(landing.Land(), 4u);
+  landing.Wait();
+  EXPECT_EQ(ran, (std::vector<int>{0, 2, 3}));
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0].rfind("1:cancelled before", 0), 0u) << told[0];
+}
+
 TEST(WitnessLandingTest, AFailedLoadTellsEveryQueuedTaskAndRefusesLaterOnes) {
   WitnessLanding landing;
   std::vector<std::string> told;
