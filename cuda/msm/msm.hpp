@@ -100,7 +100,7 @@ struct MsmGpuOptions {
   // Buckets per running-sum thread (step 5): 0: pippenger::DefaultSegmentLen;
   // else a power of two (more than a window's buckets: the whole window).
   uint32_t segment_len = 0;
-  // Host scalars over shifted bases (G1): copied in this many batches, batch
+  // Host scalars over shifted bases: copied in this many batches, batch
   // k + 1's copy under batch k's sums (msm_plan.hpp, UploadBatchRanges: the
   // first an eighth of n). 0: pippenger::DefaultUploadBatches (2 from 2^20
   // scalars); 1: one copy before any work. Ignored elsewhere.
@@ -248,7 +248,7 @@ class Msm {
                       const Fr* canon, XyzzPoint<Field>* buckets);
   // Steps 5-6 over buckets_; the window sums land in window_sums_.
   void ReduceBuckets(const TailPlan& plan);
-  // Host scalars over shifted bases in upload batches (G1 only): copies,
+  // Host scalars over shifted bases in upload batches: copies,
   // classifies and accumulates each batch into buckets_ (steps 1a-4c), the
   // ones flagged for SumOnes (events_[6] on copy_stream_). The caller reduces.
   // fixed_chunk: MsmGpuOptions::chunk (0: each batch's default). Returns

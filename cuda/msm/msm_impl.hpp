@@ -336,13 +336,13 @@ typename Msm<Curve>::Result Msm<Curve>::RunQueued(const Point* bases, const ff::
   }
   cudaStream_t s = stream_;
 
-  // Host scalars over shifted bases (G1) may cross in batches, each summed
+  // Host scalars over shifted bases may cross in batches, each summed
   // while the next one's copy runs (msm_plan.hpp, UploadBatchRanges).
   const bool host_scalars = options.scalars_at == ScalarsAt::kHost;
   std::vector<pippenger::ScalarRange> upload = {{0, n}};
-  if (kG1 && shift && host_scalars && words == nullptr) {
+  if (shift && host_scalars && words == nullptr) {
     upload = pippenger::UploadBatchRanges(
-        n, options.upload_batches ? options.upload_batches : pippenger::DefaultUploadBatches(n, kG1, true, true));
+        n, options.upload_batches ? options.upload_batches : pippenger::DefaultUploadBatches(n, true, true));
   }
   const bool batched_upload = upload.size() > 1;
 
@@ -473,9 +473,7 @@ size_t Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* sca
                                            const std::vector<pippenger::ScalarRange>& batches, const TailPlan& plan,
                                            size_t fixed_chunk, bool split_ones) {
   using msm_internal::Reserve;
-  if constexpr (!std::is_same_v<Field, Fp>) {
-    throw std::logic_error("GPU Msm: upload batches are built for G1 only");
-  } else {
+  {
     cudaStream_t s = stream_, c = copy_stream_;
     const pippenger::Layout layout = pippenger::MakeShiftedLayout(plan.window_bits);
     const pippenger::Layout sums = pippenger::BucketSets(layout, plan.shift_copies);

@@ -210,11 +210,12 @@ inline std::vector<ScalarRange> UploadBatchRanges(size_t n, uint32_t batches) {
   return out;
 }
 
-// Upload batches when MsmGpuOptions::upload_batches is 0: two for G1 scalars
+// Upload batches when MsmGpuOptions::upload_batches is 0: two for scalars
 // in host memory over shifted bases from 2^20 scalars (below that the copy is
-// < 0.6 ms), else one.
-inline uint32_t DefaultUploadBatches(size_t n, bool g1, bool shifted, bool host_scalars) {
-  return g1 && shifted && host_scalars && n >= (size_t(1) << 20) ? 2 : 1;
+// < 0.6 ms), else one. G1 and G2 alike (a G2 MSM's sums are slower still
+// than its copy).
+inline uint32_t DefaultUploadBatches(size_t n, bool shifted, bool host_scalars) {
+  return shifted && host_scalars && n >= (size_t(1) << 20) ? 2 : 1;
 }
 
 // sum_w 2^(c w) window_sums[w], Horner from the top window.

@@ -58,5 +58,6 @@ ShiftedBases<Curve>::ShiftedBases(const DeviceBases<Curve>& bases, size_t n, uin
 }
 
 template class ShiftedBases<G1Gpu>;
+template class ShiftedBases<G2Gpu>;
 
 }  // namespace cuzk::cuda

@@ -1,5 +1,5 @@
 // The kernels of shifted bases: the table's shift (shifted_bases_steps.hpp,
-// G1 only) and the digit entries that address it (step 1c'').
+// G1 and G2) and the digit entries that address it (step 1c'').
 #include "cuda/msm/shifted_bases.hpp"
 #include "cuda/msm/shifted_bases_steps.hpp"
 #include "cuda/runtime/cuda_check.hpp"
@@ -43,5 +43,6 @@ void LaunchShift(size_t n, uint32_t c, const AffinePoint<F>* in, XyzzPoint<F>* o
 }
 
 template void LaunchShift<Fp>(size_t, uint32_t, const AffinePoint<Fp>*, XyzzPoint<Fp>*, cudaStream_t);
+template void LaunchShift<Fp2>(size_t, uint32_t, const AffinePoint<Fp2>*, XyzzPoint<Fp2>*, cudaStream_t);
 
 }  // namespace cuzk::cuda::pippenger

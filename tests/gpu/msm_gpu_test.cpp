@@ -617,6 +617,20 @@ TEST(MsmGpuG2Test, RandomSkewedAndDensityMatchCpu) {
   EXPECT_EQ(msm.RunDensity(device, k.data(), density).ToAffine(), msm::MsmG2Density(used, k, density).ToAffine());
   EXPECT_EQ(msm.RunDensity(device, k.data(), DeviceDensity(density)).ToAffine(),
             msm::MsmG2Density(used, k, density).ToAffine());
+  // Over shifted G2 bases (the benchmarks' G2 table): widths 9 and 16, a
+  // table of 3 copies, witness-like scalars, upload batches from pageable
+  // and pinned memory; the repeated, opposite and infinite bases included.
+  const ec::G2Affine want_k = msm::MsmG2(bases, k).ToAffine();
+  for (uint32_t c : {9u, 16u}) {
+    const G2ShiftedBases shifted(device, kN, c);
+    EXPECT_EQ(msm.Run(shifted, k.data(), kN, {.upload_batches = 1}).ToAffine(), want_k) << "shifted c=" << c;
+    EXPECT_EQ(msm.Run(shifted, witness.data(), kN, {.chunk = 3}).ToAffine(), want_witness) << "shifted witness c=" << c;
+    EXPECT_EQ(msm.Run(shifted, k.data(), kN, {.upload_batches = 3}).ToAffine(), want_k) << "shifted batches c=" << c;
+  }
+  PinnedBuffer<ff::Fr> pinned(kN);
+  std::copy(k.begin(), k.end(), pinned.data());
+  EXPECT_EQ(msm.Run(G2ShiftedBases(device, kN, 12, 3), pinned.data(), kN, {.upload_batches = 2}).ToAffine(), want_k)
+      << "3 copies, pinned, 2 batches";
 }
 
 }  // namespace

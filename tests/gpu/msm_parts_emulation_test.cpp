@@ -546,11 +546,10 @@ TEST(MsmPlanTest, UploadBatchRangesCoverTheScalars) {
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[0].count, size_t(1) << 23);
   EXPECT_EQ(two[1].count, (size_t(7) << 23));
-  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, true, true), 2u);
-  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 19, true, true, true), 1u) << "small: the copy is short";
-  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, false, true), 1u) << "plain bases";
-  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, true, false), 1u) << "device scalars";
-  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, false, true, true), 1u) << "G2";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, true), 2u);
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 19, true, true), 1u) << "small: the copy is short";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, false, true), 1u) << "plain bases";
+  EXPECT_EQ(pippenger::DefaultUploadBatches(size_t(1) << 24, true, false), 1u) << "device scalars";
 }
 
 // Chunks of ~8 buckets' entries where that keeps >= 2^18 threads, never
@@ -657,6 +656,18 @@ TEST(MsmPipelineEmulationTest, G2RandomSkewedAndDensityMatchCpuMsm) {
         pippenger::EmulatedMsmG2(bases, scalars, nullptr, {.window_bits = 5, .chunk = 1, .batch = batch}).ToAffine(),
         want)
         << "batch=" << batch;
+  }
+  // Over shifted G2 bases (the table built by the device's steps over Fp2):
+  // a full table, fewer copies, and upload batches; the repeated and opposite
+  // bases meet in one bucket set.
+  for (auto sizes : {pippenger::EmulationSizes{.window_bits = 8, .chunk = 2, .segment_len = 16, .shifted = true},
+                     pippenger::EmulationSizes{
+                         .window_bits = 9, .chunk = 3, .segment_len = 16, .shifted = true, .shifted_copies = 5},
+                     pippenger::EmulationSizes{
+                         .window_bits = 8, .chunk = 2, .segment_len = 16, .shifted = true, .upload_batches = 3}}) {
+    EXPECT_EQ(pippenger::EmulatedMsmG2(bases, scalars, nullptr, sizes).ToAffine(), want)
+        << "shifted c=" << sizes.window_bits << " copies=" << sizes.shifted_copies
+        << " upload batches=" << sizes.upload_batches;
   }
 }
 

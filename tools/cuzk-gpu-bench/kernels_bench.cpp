@@ -3,12 +3,12 @@
 // median of --repeats) and checked against the CPU backend, closing with one
 // table beside the sppark figures measured on the same H200:
 //
-//   cuzk-gpu-bench kernels --ntt 24,27 --g1 24,26 --g2 22 [--g1-shifted 0,1]
+//   cuzk-gpu-bench kernels --ntt 24,27 --g1 24,26 --g2 22 [--g1-shifted 0,1] [--g2-shifted 0,1]
 //
-// G1 is timed on the plain device bases and over ShiftedBases (window
-// shifts precomputed once, as the daemon does for H when the GPU has room;
-// the table's build is printed apart, not in the MSM's time): --g1-shifted
-// 0 times the plain bases only.
+// G1 and G2 are timed on the plain device bases and over ShiftedBases
+// (window shifts precomputed once, as the daemon does for H when the GPU has
+// room; the table's build is printed apart, not in the MSM's time):
+// --g1-shifted 0 / --g2-shifted 0 time the plain bases only.
 // NTT (forward and coset forward, device-resident): equal element by element
 // to poly::Ntt / poly::CosetNtt for sizes <= --cpu-check-max-log; inverse
 // kinds through GPU round trips (ntt_bench.cpp). MSM: equal to msm::MsmG1 /
@@ -35,7 +35,7 @@ int RunKernels(const Args& args) {
   }
   const std::string ntt = args.Get("ntt", "24,27"), g1 = args.Get("g1", "24,26"), g2 = args.Get("g2", "22");
   const std::string check = args.Get("cpu-check-max-log", "26");
-  const std::string g1_shifted = args.Get("g1-shifted", "0,1");
+  const std::string g1_shifted = args.Get("g1-shifted", "0,1"), g2_shifted = args.Get("g2-shifted", "0,1");
   const std::string warmups = args.Get("warmups", "2"), repeats = args.Get("repeats", "5");
   const std::string seed = args.Get("seed", std::to_string(std::random_device{}() & 0x7fffffff));
   std::printf("cuzk kernels: ntt %s, g1 %s, g2 %s, CPU checks up to 2^%s, warmups %s, repeats %s, seed %s\n",
@@ -53,7 +53,10 @@ int RunKernels(const Args& args) {
     rc |= RunMsm(common({{"curve", "g1"}, {"log-sizes", g1}, {"cpu-check-max-log", check}, {"shifted", g1_shifted}}),
                  &summary);
   }
-  if (!g2.empty()) rc |= RunMsm(common({{"curve", "g2"}, {"log-sizes", g2}, {"cpu-check-max-log", check}}), &summary);
+  if (!g2.empty()) {
+    rc |= RunMsm(common({{"curve", "g2"}, {"log-sizes", g2}, {"cpu-check-max-log", check}, {"shifted", g2_shifted}}),
+                 &summary);
+  }
 
   std::printf("\n| kernel | size | cuzk | sppark (same H200) | cuzk / sppark | check |\n|---|---|---|---|---|---|\n");
   for (const SummaryRow& r : summary) {

@@ -195,7 +195,6 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
   const std::vector<unsigned> upload_list = args.GetValues("upload-batches", "0");
   for (unsigned v : shifteds) {
     if (v > 1) throw std::invalid_argument("msm: --shifted takes 0 and 1");
-    if (v == 1 && !std::is_same_v<Gpu, cuda::G1Gpu>) throw std::invalid_argument("msm: --shifted 1 is built for G1");
   }
   const size_t chunk_points = size_t(args.GetInt("chunk-points", 1024));
   const uint64_t seed = uint64_t(args.GetInt("seed", long(std::random_device{}() & 0x7fffffff)));
@@ -313,19 +312,17 @@ int RunMsmOn(const Args& args, const char* curve_name, const std::map<unsigned, 
       if (copies > cuda::SignedDigitWindows(c)) return nullptr;
       const uint32_t want_copies = copies ? copies : cuda::SignedDigitWindows(c);
       if (table && table->window_bits() == c && table->copies() == want_copies) return table.get();
-      if constexpr (std::is_same_v<Gpu, cuda::G1Gpu>) {
-        table.reset();
-        try {
-          table = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c, copies);
-        } catch (const cuda::CudaError& e) {
-          if (e.code() != cudaErrorMemoryAllocation) throw;
-          cudaGetLastError();  // out of memory is not sticky
-          return nullptr;
-        }
-        std::printf(
-            "shifted bases 2^%u at c = %u: %u of %u windows' copies (%u bucket sets), %.1f GB, built in %.0f ms\n",
-            log_n, c, table->copies(), table->windows(), table->sets(), table->bytes() / 1e9, table->build_ms());
+      table.reset();
+      try {
+        table = std::make_unique<cuda::ShiftedBases<Gpu>>(device_bases, n, c, copies);
+      } catch (const cuda::CudaError& e) {
+        if (e.code() != cudaErrorMemoryAllocation) throw;
+        cudaGetLastError();  // out of memory is not sticky
+        return nullptr;
       }
+      std::printf(
+          "shifted bases 2^%u at c = %u: %u of %u windows' copies (%u bucket sets), %.1f GB, built in %.0f ms\n", log_n,
+          c, table->copies(), table->windows(), table->sets(), table->bytes() / 1e9, table->build_ms());
       return table.get();
     };
     for (const Variant& variant : variants) {

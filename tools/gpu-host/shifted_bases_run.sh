@@ -49,6 +49,9 @@ common=(--warmups 1 --repeats 5 --cpu-check-max-log 14)
 # (session 17: the later batches' copies under the first's sums).
 timed "msm 2^24,2^26 plain|shifted" 300 "$logs/msm-shifted.log" \
   "$G" msm --curve g1 --log-sizes 24,26 --shifted 0,1 --upload-batches 1,2,3 "${common[@]}" --seed 1401
+# G2 over a table too (session 17: issue 16's G2 ratio, 0.79x plain; model ~0.69x at c = 20).
+timed "msm G2 2^22 plain|shifted" 200 "$logs/msm-g2-shifted.log" \
+  "$G" msm --curve g2 --log-sizes 22 --shifted 0,1 --upload-batches 1,2 "${common[@]}" --seed 1407
 if [[ ${CUZK_SWEEP:-1} == 1 ]]; then  # CUZK_SWEEP=0 skips it (~100 s of a call)
   timed "msm 2^24 shifted sweep" 150 "$logs/msm-sweep.log" \
     "$G" msm --curve g1 --log-sizes 24 --shifted 1 --windows 0,20,21,23,24 --segment-len 0,64,256 "${common[@]}" \
