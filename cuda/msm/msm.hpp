@@ -238,6 +238,10 @@ class Msm {
     uint32_t segment_len = 0;
     size_t shift_stride = 0;    // > 0: shifted bases of that many points a copy
     uint32_t shift_copies = 0;  // their copies (ShiftedBases::copies)
+    // The digits' windows, and the buckets' (shifted: a set for `copies`
+    // windows; a full table, one set for all). Defined in msm_impl.hpp.
+    pippenger::Layout Digits() const;
+    pippenger::Layout Buckets() const;
   };
   // Steps 1c-6; the window sums land in window_sums_.
   void RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words, const uint32_t* ranks);
@@ -248,6 +252,9 @@ class Msm {
                       const Fr* canon, XyzzPoint<Field>* buckets);
   // Steps 5-6 over buckets_; the window sums land in window_sums_.
   void ReduceBuckets(const TailPlan& plan);
+  // The running-sum levels ReduceBuckets fills (so a caller can grow them
+  // before queuing work a cudaFree would wait for).
+  void ReserveReduction(const TailPlan& plan);
   // Host scalars over shifted bases in upload batches: copies,
   // classifies and accumulates each batch into buckets_ (steps 1a-4c), the
   // ones flagged for SumOnes (events_[6] on copy_stream_). The caller reduces.

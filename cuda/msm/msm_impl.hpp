@@ -39,6 +39,17 @@ inline std::vector<uint32_t> WordRanks(const std::vector<uint64_t>& words) {
 }  // namespace msm_internal
 
 template <class Curve>
+pippenger::Layout Msm<Curve>::TailPlan::Digits() const {
+  return shift_stride > 0 ? pippenger::MakeShiftedLayout(window_bits) : pippenger::MakeLayout(window_bits);
+}
+
+template <class Curve>
+pippenger::Layout Msm<Curve>::TailPlan::Buckets() const {
+  const pippenger::Layout digits = Digits();
+  return shift_stride > 0 ? pippenger::BucketSets(digits, shift_copies) : digits;
+}
+
+template <class Curve>
 DeviceBases<Curve>::DeviceBases(std::span<const ec::AffinePoint<typename Curve::HostCurve>> points)
     : points_(points.size()) {
   if (points.empty()) return;
@@ -475,8 +486,7 @@ size_t Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* sca
   using msm_internal::Reserve;
   {
     cudaStream_t s = stream_, c = copy_stream_;
-    const pippenger::Layout layout = pippenger::MakeShiftedLayout(plan.window_bits);
-    const pippenger::Layout sums = pippenger::BucketSets(layout, plan.shift_copies);
+    const pippenger::Layout layout = plan.Digits(), sums = plan.Buckets();
     const size_t bucket_count = size_t(sums.windows) * sums.buckets;
     // Each batch's plan, and every buffer at its largest before the first
     // copy: growing one between batches (cudaFree) would wait for the device.
@@ -501,9 +511,7 @@ size_t Msm<Curve>::AccumulateUploadBatches(const Point* bases, const ff::Fr* sca
     size_t n = 0;
     for (const auto& r : batches) n += r.count;
     if (split_ones) Reserve(ones_scan_temp_, pippenger::ScanTempBytes(n));
-    const uint32_t segments = sums.buckets / plan.segment_len;
-    Reserve(level_[0], size_t(sums.windows) * segments);
-    Reserve(level_[1], size_t(sums.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
+    ReserveReduction(plan);
     while (classified_.size() < batches.size()) classified_.emplace_back(cudaEventDisableTiming);
 
     // Copy stream: batch b's scalars, then their canonical form, counts and
@@ -540,9 +548,7 @@ template <class Curve>
 void Msm<Curve>::RunTail(const Point* bases, size_t n, const TailPlan& plan, const uint64_t* words,
                          const uint32_t* ranks) {
   using msm_internal::Reserve;
-  const pippenger::Layout layout =
-      plan.shift_stride > 0 ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
-  const pippenger::Layout sums = plan.shift_stride > 0 ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
+  const pippenger::Layout sums = plan.Buckets();
   Reserve(buckets_, size_t(sums.windows) * sums.buckets);
   AccumulateInto(bases, n, plan, words, ranks, canon_.data(), buckets_.data());
   ReduceBuckets(plan);
@@ -554,11 +560,7 @@ void Msm<Curve>::AccumulateInto(const Point* bases, size_t n, const TailPlan& pl
   using msm_internal::Reserve;
   cudaStream_t s = stream_;
   const bool shifted = plan.shift_stride > 0;
-  // The digits' windows, and the buckets' (shifted: a set for `copies`
-  // windows; a full table, one set for all).
-  const pippenger::Layout layout =
-      shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
-  const pippenger::Layout sums = shifted ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
+  const pippenger::Layout layout = plan.Digits(), sums = plan.Buckets();
   const size_t m = plan.m, chunk = plan.chunk;
   const uint32_t batch = plan.batch;
   const MulPipes mul_pipes = plan.mul_pipes;
@@ -641,17 +643,21 @@ void Msm<Curve>::AccumulateInto(const Point* bases, size_t n, const TailPlan& pl
 }
 
 template <class Curve>
-void Msm<Curve>::ReduceBuckets(const TailPlan& plan) {
+void Msm<Curve>::ReserveReduction(const TailPlan& plan) {
   using msm_internal::Reserve;
-  cudaStream_t s = stream_;
-  const bool shifted = plan.shift_stride > 0;
-  const pippenger::Layout layout =
-      shifted ? pippenger::MakeShiftedLayout(plan.window_bits) : pippenger::MakeLayout(plan.window_bits);
-  const pippenger::Layout sums = shifted ? pippenger::BucketSets(layout, plan.shift_copies) : layout;
-  const uint32_t segment_len = plan.segment_len;
-  const uint32_t segments = sums.buckets / segment_len;
+  const pippenger::Layout sums = plan.Buckets();
+  const uint32_t segments = sums.buckets / plan.segment_len;
   Reserve(level_[0], size_t(sums.windows) * segments);
   Reserve(level_[1], size_t(sums.windows) * ((segments + pippenger::kGroupSum - 1) / pippenger::kGroupSum));
+}
+
+template <class Curve>
+void Msm<Curve>::ReduceBuckets(const TailPlan& plan) {
+  cudaStream_t s = stream_;
+  const pippenger::Layout sums = plan.Buckets();
+  const uint32_t segment_len = plan.segment_len;
+  const uint32_t segments = sums.buckets / segment_len;
+  ReserveReduction(plan);
   pippenger::LaunchSegments(sums, segment_len, buckets_.data(), level_[0].data(), s);
   int cur = 0;
   for (uint32_t per_window = segments; per_window > 1;
